@@ -68,16 +68,19 @@ class _Worker(QRunnable):
             result = self.fn(op.state)
         except CancelledError as exc:
             op.cancelled.emit(str(exc) or "Stopped at your request.")
-        except UserError as exc:
-            op.failed.emit(str(exc), "")
-        except Exception as exc:  # a bug: say so plainly, keep the details for the log
-            details = traceback.format_exc()
-            log.error("Background operation %r failed:\n%s", op.label, details)
-            op.failed.emit(
-                f"Something went wrong while {op.label.lower() or 'working'}: {exc}. "
-                "Nothing saved so far is lost. Please report this with the details.",
-                details,
-            )
+        except Exception as exc:
+            if op.background_read and getattr(self.project, "closed", False):
+                op.cancelled.emit("The project was closed.")  # a view's read cut short: nothing to tell
+            elif isinstance(exc, UserError):
+                op.failed.emit(str(exc), "")
+            else:  # a bug: say so plainly, keep the details for the log
+                details = traceback.format_exc()
+                log.error("Background operation %r failed:\n%s", op.label, details)
+                op.failed.emit(
+                    f"Something went wrong while {op.label.lower() or 'working'}: {exc}. "
+                    "Nothing saved so far is lost. Please report this with the details.",
+                    details,
+                )
         else:
             op.succeeded.emit(result)
         finally:

@@ -157,3 +157,22 @@ def test_join_then_close_the_usual_shutdown_reports_a_cancel_not_an_error(qtbot,
     qtbot.waitUntil(lambda: len(reports) == 1, timeout=10_000)
     assert errors == [] and reports[0].status == "cancelled"
     assert project.open_connections() == 0
+
+
+def test_a_views_read_cut_short_by_closing_the_project_is_not_an_error(qtbot, tmp_path):
+    from workbench import Project
+
+    project = Project.create(tmp_path / "p.palimpsest")
+    project.close()
+    ops = BackgroundOps()
+    errors, cancelled = [], []
+
+    def read(state):
+        return project.db.execute("select 1").fetchone()
+
+    ops.run(read, project=project, background_read=True, on_error=lambda m, d: errors.append(m),
+            on_cancelled=cancelled.append)
+    ops.run(read, project=project, on_error=lambda m, d: errors.append(m))  # work the user asked for: told
+    qtbot.waitUntil(lambda: not ops.busy, timeout=5000)
+    assert cancelled == ["The project was closed."]
+    assert errors == ["This project has been closed. Open it again to continue."]

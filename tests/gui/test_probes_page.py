@@ -131,12 +131,16 @@ def test_extracting_and_running_a_tiny_local_model_from_the_page(qtbot, page, li
     assert page.results.runs.column_texts("Status") == ["done"]
 
     # the page opens again as it was last used (the choices are kept in the project)
-    again = ProbesPage(BackgroundOps())
+    again_ops = BackgroundOps()
+    again = ProbesPage(again_ops)
     qtbot.addWidget(again)
     again.set_project(project)
     assert again.settings.checked_models() == ["tiny-base"] and again.settings.template.currentData() == "short"
     assert again.settings.max_tokens.value() == 4 and again.books.per_book.value() == 3
     assert again.books.fast.isChecked()
+    qtbot.waitUntil(lambda: not again_ops.busy, timeout=WAIT_MS)  # its results are read in the background
+    assert {row["Book"] for row in accuracy_rows(again)} == {"quay-tales", "snow-house"}
+    again_ops.join()
 
 
 def test_ticking_books_by_tag_limits_the_run_to_them(qtbot, page, library, tiny_causal_dir):
@@ -314,7 +318,7 @@ def test_extracting_again_over_answered_passages_asks_first(qtbot, page, library
     messages["answer"] = False
     assert page.extract() is None
     assert "deletes those passages and their answers" in messages["questions"][0]
-    assert stored_answers(project) == 5 and not page.ops.busy
+    assert stored_answers(project) == 5 and page.operation is None and not page.ops.user_work_running
 
 
 def test_the_prompt_preview_shows_what_the_model_reads(qtbot, page, library):

@@ -77,6 +77,8 @@ class ProbesPage(Page):
         self._queued_plan: ProbePlan | None = None
         self._project_shown = None
         self._about: dict[tuple[str, int], str] = {}  # (project, run id) -> what the run was about
+        self._results_op: Operation | None = None  # the background read of the results tables
+        self._results_stale = False
         self._books_refreshed = 0.0
         self._live_timer = QTimer(self)
         self._live_timer.setSingleShot(True)
@@ -206,14 +208,37 @@ class ProbesPage(Page):
             self.refresh()
 
     def refresh_results(self) -> None:
-        """Reload accuracy per book and the runs from the project (answers land there batch by batch)."""
-        if self.project is None:
+        """Reload accuracy per book and the runs from the project (answers land there batch by batch).
+
+        Scoring every stored answer takes a second or more in a project of published results, so it is read
+        in the background; a reload asked for meanwhile runs once the current one has ended."""
+        if self.project is None or self.project.closed:
             return
-        accuracy = book_accuracy(self.project)
+        if self._results_op is not None:
+            self._results_stale = True
+            return
+        project = self.project
+
+        def read(state):
+            return book_accuracy(project), cloze_runs(project)
+
+        self._results_stale = False
+        self._results_op = self.ops.run(read, label="Reading the results", project=project, background_read=True,
+                                        on_done=lambda result, p=project: self._show_results(p, *result),
+                                        on_error=self.show_error, on_end=self._results_read)
+
+    def _results_read(self) -> None:
+        self._results_op = None
+        if self._results_stale and self.project is not None and not self.project.closed:
+            self.refresh_results()
+
+    def _show_results(self, project, accuracy: pd.DataFrame, runs: pd.DataFrame) -> None:
+        if project is not self.project:
+            return  # another project was opened meanwhile
         hint = "" if len(accuracy) else ("No answers yet. Extract passages, tick one or more models and press "
                                          "Run probe; the accuracy of each book appears here as answers arrive.")
         self.results.show_accuracy(accuracy, hint)
-        runs = cloze_runs(self.project)
+        runs = runs.copy()
         runs["about"] = [self._run_about(int(run_id), kind) for run_id, kind in zip(runs["id"], runs["kind"])]
         self.results.show_runs(runs)
 
