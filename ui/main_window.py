@@ -180,7 +180,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ project lifecycle
     def new_project(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "New project", str(Path.home() / f"study{SUFFIX}"), FILE_FILTER)
-        if not path:
+        if not path or not self._confirm_leave():
             return
         try:
             project = Project.create(path, overwrite=True)
