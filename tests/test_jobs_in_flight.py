@@ -132,6 +132,58 @@ def test_sigkill_with_requests_in_flight_and_the_cache_then_resume_gives_every_u
         reopened.close()
 
 
+SLOW_CHILD = """
+import sys, time
+from workbench import jobs
+from workbench.project import Project
+
+path, run_id, release = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+project = Project.open(path)
+
+def process(chunk, state):
+    for unit in chunk:
+        while unit.item_id == 2 and not __import__("os").path.exists(release):
+            time.sleep(0.02)  # hold the run open until the test says so
+        yield unit, jobs.Outcome(raw="x")
+
+jobs.run_job(project, run_id, [jobs.Unit(i) for i in range(4)], process, commit_every=1, commit_seconds=0)
+print("finished", flush=True)
+"""
+
+
+def test_a_run_going_on_in_another_program_shows_as_running_and_is_not_started_twice(project, tmp_path):
+    run_id = jobs.create_run(project, "test")
+    release = tmp_path / "release"
+    child = subprocess.Popen([sys.executable, "-c", SLOW_CHILD, str(project.path), str(run_id), str(release)],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while jobs.run_counts(project, run_id)["ok"] < 2:
+            assert child.poll() is None, child.stdout.read().decode()
+            assert time.monotonic() < deadline, "the other program never got going"
+            time.sleep(0.02)
+        assert jobs.is_active(project, run_id)
+        assert jobs.runs_frame(project).set_index("id").loc[run_id, "status"] == "running"
+        calls = []
+
+        def process(chunk, state):
+            calls.extend(chunk)
+            yield from ((unit, jobs.Outcome(raw="y")) for unit in chunk)
+
+        with pytest.raises(UserError, match="running in another Palimpsest window or command"):
+            jobs.run_job(project, run_id, [Unit(i) for i in range(4)], process)
+        assert calls == [] and jobs.is_active(project, run_id)  # refusing did not take the run over
+        release.touch()
+        assert child.wait(timeout=60) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert not jobs.is_active(project, run_id)
+    assert jobs.get_run(project, run_id)["status"] == "done"
+    assert jobs.run_counts(project, run_id) == {"ok": 4, "failed": 0}
+
+
 # ---------------------------------------------------------------------------------------------- cancel
 def test_cancel_while_every_request_is_still_waiting_stops_the_run(project, fault_proxy):
     """The answers take far longer than anyone waits for a Cancel: the run must stop without them."""

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 import pandas as pd
 
 from workbench import __version__
+from workbench import run_lock
 from workbench.errors import CancelledError, UserError
 from workbench.project import now
 from workbench.tasks import TaskState
@@ -132,8 +133,11 @@ def get_run(project: "Project", run_id: int) -> dict[str, Any]:
 
 
 def is_active(project: "Project", run_id: int) -> bool:
+    """True while this program or another one on this computer executes the run."""
     with _ACTIVE_LOCK:
-        return (str(project.path.resolve()), run_id) in _ACTIVE
+        if (str(project.path.resolve()), run_id) in _ACTIVE:
+            return True
+    return run_lock.held_elsewhere(project.path, run_id)
 
 
 def stored_units(project: "Project", run_id: int) -> dict[Unit, str]:
@@ -240,8 +244,16 @@ def run_job(
         if key in _ACTIVE:
             raise UserError(f"Run {run_id} is already running. Wait for it to finish or cancel it first.")
         _ACTIVE.add(key)
+    lock = run_lock.RunLock(project.path, run_id)
     try:
-        _set_status(project, run_id, "running")
+        if not lock.acquire():
+            raise UserError(f"Run {run_id} is running in another Palimpsest window or command on this computer. "
+                            "Wait for it to finish (or stop it there), then continue it here.")
+        try:
+            _set_status(project, run_id, "running")
+        except BaseException:
+            lock.release()
+            raise
     except BaseException:
         with _ACTIVE_LOCK:  # otherwise the run would stay "already running" until the program restarts
             _ACTIVE.discard(key)
@@ -310,6 +322,7 @@ def run_job(
         _set_status(project, run_id, "interrupted", note=f"Stopped by an unexpected error: {exc!r}")
         raise
     finally:
+        lock.release()
         with _ACTIVE_LOCK:
             _ACTIVE.discard(key)
         report.seconds = time.monotonic() - started
