@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.table_filling import filling
 from workbench.corpus.library import books_matching, parse_tags
 from workbench.errors import UserError
 
@@ -111,9 +112,10 @@ class BookTicks(QWidget):
         """One row per record; ``fill_row`` puts its cells in. Books whose id is in ``ticked`` start ticked."""
         ticked = set(ticked)
         self._loading = True
-        self.table.setRowCount(len(records))
-        for row, record in enumerate(records):
-            self.fill_row(row, record, ticked)
+        with filling(self.table):
+            self.table.setRowCount(len(records))
+            for row, record in enumerate(records):
+                self.fill_row(row, record, ticked)
         self._loading = False
         self.fit_title_column()
         self._ticks_changed()

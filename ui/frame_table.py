@@ -14,6 +14,8 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from ui.table_filling import filling
+
 KEY_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -89,7 +91,16 @@ class FrameTable(QTableWidget):
         """Replace the rows with ``frame``'s, keeping the selected keys selected."""
         selected = self.selected_keys()
         self.frame = frame.reset_index(drop=True)
-        self.setSortingEnabled(False)
+        with filling(self):
+            self._fill()
+        for index, column in enumerate(self.columns):
+            if column.optional:
+                empty = all(not self.item(row, index).text() for row in range(self.rowCount()))
+                self.setColumnHidden(index, empty)
+        if selected:
+            self.select_keys(selected)
+
+    def _fill(self) -> None:
         self.setRowCount(len(self.frame))
         for row, record in self.frame.iterrows():
             key = record[self.key] if self.key else row
@@ -102,12 +113,6 @@ class FrameTable(QTableWidget):
                 if len(text) > 40:
                     item.setToolTip(text)
                 self.setItem(row, index, item)
-        for index, column in enumerate(self.columns):
-            if column.optional:
-                empty = all(not self.item(row, index).text() for row in range(self.rowCount()))
-                self.setColumnHidden(index, empty)
-        if selected:
-            self.select_keys(selected)
 
     def selected_keys(self) -> list[Any]:
         rows = sorted({index.row() for index in self.selectedIndexes()})

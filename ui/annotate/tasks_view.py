@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.table_filling import filling
 from workbench.annotation.tasks import LABEL, SUMMARY_VALIDITY
 
 COLUMNS = ["Task", "Annotators judge", "Blinded", "Items", "Per annotator", "Shared", "Seed",
@@ -105,20 +106,21 @@ class TasksView(QWidget):
 
     def load(self, overview: pd.DataFrame, chosen: int | None) -> None:
         self._loading = True
-        self.table.setRowCount(len(overview))
-        for r, row in enumerate(overview.itertuples()):
-            name = _cell(row.name)
-            name.setData(TASK_ID_ROLE, int(row.task_id))
-            self.table.setItem(r, TASK, name)
-            kind = KIND_NAMES.get(row.kind, row.kind) + (f" ({row.labels})" if row.kind == LABEL and row.labels else "")
-            self.table.setItem(r, KIND, _cell(kind))
-            self.table.setItem(r, BLINDED, _cell("yes" if row.blinded else "no"))
-            self.table.setItem(r, ITEMS, _cell(items_text(row), numeric=True))
-            limited = not pd.isna(row.per_annotator)
-            self.table.setItem(r, PER_ANNOTATOR, _cell(str(int(row.per_annotator)) if limited else "all", numeric=True))
-            self.table.setItem(r, SHARED, _cell(f"{row.overlap:.0%}" if limited else "", numeric=True))
-            self.table.setItem(r, SEED, _cell(str(row.seed), numeric=True))
-            self.table.setItem(r, PROGRESS, _cell(row.progress or "nobody has started"))
+        with filling(self.table):
+            self.table.setRowCount(len(overview))
+            for r, row in enumerate(overview.itertuples()):
+                name = _cell(row.name)
+                name.setData(TASK_ID_ROLE, int(row.task_id))
+                self.table.setItem(r, TASK, name)
+                kind = KIND_NAMES.get(row.kind, row.kind) + (f" ({row.labels})" if row.kind == LABEL and row.labels else "")
+                self.table.setItem(r, KIND, _cell(kind))
+                self.table.setItem(r, BLINDED, _cell("yes" if row.blinded else "no"))
+                self.table.setItem(r, ITEMS, _cell(items_text(row), numeric=True))
+                limited = not pd.isna(row.per_annotator)
+                self.table.setItem(r, PER_ANNOTATOR, _cell(str(int(row.per_annotator)) if limited else "all", numeric=True))
+                self.table.setItem(r, SHARED, _cell(f"{row.overlap:.0%}" if limited else "", numeric=True))
+                self.table.setItem(r, SEED, _cell(str(row.seed), numeric=True))
+                self.table.setItem(r, PROGRESS, _cell(row.progress or "nobody has started"))
         self.select(chosen)
         self._loading = False
         if overview.empty:

@@ -29,6 +29,7 @@ from ui import wording
 from ui.failures import failure_reasons
 from ui.pages.operation_row import OperationRow
 from ui.pages.base import Page
+from ui.table_filling import filling
 from workbench import jobs
 from workbench.export.methods import write_methods
 from workbench.models.usage import describe_cost, runs_overview
@@ -223,31 +224,35 @@ class JobsPage(Page):
         frame = runs_overview(self.project)
         self.runs_hint.setText("No runs yet. Runs appear here when a probe asks a model for answers.")
         self.runs_hint.setVisible(frame.empty)
-        for record in frame.sort_values("id", ascending=False).to_dict("records"):
-            self._runs[int(record["id"])] = record
-            row = self.runs_table.rowCount()
-            self.runs_table.insertRow(row)
-            done = int(record["ok"]) + int(record["failed"])
-            values = [
-                str(record["id"]), wording.run_kind(record["kind"]), _text(record["model"]), self._about(record),
-                self.status_text(record),
-                f"{done:,} of {int(record['total']):,}", str(record["failed"]), self._calls(record),
-                f"{record['prompt_tokens']:,} / {record['completion_tokens']:,}", describe_cost(record["cost"], record["backend"]),
-                _when(record["finished_at"]),
-            ]
-            for column, value in enumerate(values):
-                item = _item(str(value), int(record["id"]) if column == 0 else None)
-                if RUN_COLUMNS[column] in NUMERIC_COLUMNS:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if column == ABOUT and value:
-                    item.setToolTip(str(value))
-                self.runs_table.setItem(row, column, item)
+        with filling(self.runs_table):
+            for record in frame.sort_values("id", ascending=False).to_dict("records"):
+                self._add_run_row(record)
         abouts = [self.runs_table.item(r, ABOUT).text() for r in range(self.runs_table.rowCount())]
         widest = max((self.runs_table.fontMetrics().horizontalAdvance(a) for a in abouts), default=0) + 16
         self.runs_table.setColumnWidth(ABOUT, max(60, min(widest, ABOUT_MAX_PX)))
         if selected is not None:
             self.select_run(selected)
         self._selection_changed()
+
+    def _add_run_row(self, record: dict) -> None:
+        self._runs[int(record["id"])] = record
+        row = self.runs_table.rowCount()
+        self.runs_table.insertRow(row)
+        done = int(record["ok"]) + int(record["failed"])
+        values = [
+            str(record["id"]), wording.run_kind(record["kind"]), _text(record["model"]), self._about(record),
+            self.status_text(record),
+            f"{done:,} of {int(record['total']):,}", str(record["failed"]), self._calls(record),
+            f"{record['prompt_tokens']:,} / {record['completion_tokens']:,}", describe_cost(record["cost"], record["backend"]),
+            _when(record["finished_at"]),
+        ]
+        for column, value in enumerate(values):
+            item = _item(str(value), int(record["id"]) if column == 0 else None)
+            if RUN_COLUMNS[column] in NUMERIC_COLUMNS:
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if column == ABOUT and value:
+                item.setToolTip(str(value))
+            self.runs_table.setItem(row, column, item)
 
     @staticmethod
     def _calls(record: dict) -> str:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from ui import dialogs
 from ui.pages.base import Page
 from ui.pages.model_dialog import ModelDialog
+from ui.table_filling import filling
 from workbench.errors import UserError
 from workbench.models import prices, registry
 from workbench.models.cache import cache_size, clear_cache, describe_size
@@ -188,25 +189,26 @@ class ModelsPage(Page):
         self.hint.setText(NO_MODELS if frame.empty else "")
         self.hint.setVisible(frame.empty)
         specs = {spec.id: spec for spec in registry.list_models(self.project)}
-        for row in frame.itertuples(index=False):
-            n = self.table.rowCount()
-            self.table.insertRow(n)
-            key, key_tip = self._key_text(specs.get(row.id), row.api_key)
-            model = row.ref or ("results imported from files" if row.backend == "external" else "")
-            values = [row.label, KIND_NAMES.get(row.backend, row.backend), model,
-                      row.base_url or ("api.openai.com" if row.backend == "openai" else ""),
-                      key or ("no key" if row.backend == "openai" else ""), row.tags, str(row.runs)]
-            for column, value in enumerate(values):
-                item = _item(str(value), row.id if column == 0 else None)
-                if column == 2 and row.ref:
-                    item.setToolTip(str(row.ref))
-                if column == 4 and key_tip:
-                    item.setToolTip(key_tip)
-                    if key.endswith(NOT_SET):
-                        item.setForeground(QBrush(WARNING_COLOUR))
-                if column == 6:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.table.setItem(n, column, item)
+        with filling(self.table):
+            for row in frame.itertuples(index=False):
+                n = self.table.rowCount()
+                self.table.insertRow(n)
+                key, key_tip = self._key_text(specs.get(row.id), row.api_key)
+                model = row.ref or ("results imported from files" if row.backend == "external" else "")
+                values = [row.label, KIND_NAMES.get(row.backend, row.backend), model,
+                          row.base_url or ("api.openai.com" if row.backend == "openai" else ""),
+                          key or ("no key" if row.backend == "openai" else ""), row.tags, str(row.runs)]
+                for column, value in enumerate(values):
+                    item = _item(str(value), row.id if column == 0 else None)
+                    if column == 2 and row.ref:
+                        item.setToolTip(str(row.ref))
+                    if column == 4 and key_tip:
+                        item.setToolTip(key_tip)
+                        if key.endswith(NOT_SET):
+                            item.setForeground(QBrush(WARNING_COLOUR))
+                    if column == 6:
+                        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    self.table.setItem(n, column, item)
 
     @staticmethod
     def _key_text(spec: ModelSpec | None, source: str) -> tuple[str, str]:
@@ -236,8 +238,9 @@ class ModelsPage(Page):
     def _load_prices(self) -> None:
         self.price_table.setRowCount(0)
         frame = prices.prices_frame(self.project)
-        for row in frame.itertuples(index=False):
-            self._append_price(row.model, row.input_per_million, row.output_per_million, row.source)
+        with filling(self.price_table):
+            for row in frame.itertuples(index=False):
+                self._append_price(row.model, row.input_per_million, row.output_per_million, row.source)
 
     def _append_price(self, model: str, input_price, output_price, source: str) -> int:
         n = self.price_table.rowCount()
