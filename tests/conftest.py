@@ -21,4 +21,5 @@ pytest_plugins = [
     "tests.fixtures.books",
     "tests.fixtures.tiny_models",
     "tests.fixtures.servers",
+    "tests.fixtures.qt_gc",
 ]

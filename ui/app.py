@@ -12,11 +12,14 @@ from workbench.errors import UserError
 def _application():
     from PySide6.QtWidgets import QApplication
 
+    from ui.main_thread_gc import MainThreadGarbageCollector
+
     app = QApplication.instance()
     if app is None:
         app = QApplication(sys.argv[:1])
         app.setApplicationName("Palimpsest")
         app.setOrganizationName("Palimpsest")
+        app.garbage_collector = MainThreadGarbageCollector(app)
     return app
 
 

@@ -6,6 +6,7 @@ Imports torch lazily, so the rest of the program works without it.
 from __future__ import annotations
 
 import gc
+import threading
 from typing import Any
 
 from workbench.models.base import BackendError
@@ -82,7 +83,10 @@ def is_out_of_memory(exc: BaseException) -> bool:
 def free_memory(device: Any) -> None:
     import torch
 
-    gc.collect()
+    # Only the main thread may collect cycles: in the desktop app a cycle can hold a widget, and a widget
+    # destroyed in a worker thread crashes or deadlocks Qt (the app collects on its GUI thread instead).
+    if threading.current_thread() is threading.main_thread():
+        gc.collect()
     if device.type == "cuda":
         torch.cuda.empty_cache()
     elif device.type == "mps":

@@ -1,0 +1,43 @@
+"""Garbage cycles that hold Qt objects are freed on the GUI thread, even when a worker thread is the one
+allocating (or asking a model to free its memory)."""
+
+import gc
+import threading
+
+from PySide6.QtCore import QObject, Qt
+
+from ui.main_thread_gc import MainThreadGarbageCollector
+from workbench.models.torch_env import free_memory
+
+
+def make_cycle_holding_a_qt_object(destroyed_in: list) -> None:
+    holder = {"object": QObject()}
+    holder["self"] = holder  # only the cycle collector can free this
+    holder["object"].destroyed.connect(lambda *_: destroyed_in.append(threading.get_ident()),
+                                       Qt.ConnectionType.DirectConnection)
+
+
+def test_cycles_with_qt_objects_are_freed_on_the_gui_thread_only(qtbot):
+    import torch
+
+    collector = MainThreadGarbageCollector(interval_ms=20)
+    try:
+        assert not gc.isenabled()
+        destroyed_in: list[int] = []
+        make_cycle_holding_a_qt_object(destroyed_in)
+
+        def busy_worker():
+            junk = [[i] for i in range(50 * collector.thresholds[0])]  # far past the young threshold
+            for item in junk:
+                item.append(item)  # cycles of its own
+            del junk
+            free_memory(torch.device("cpu"))  # what a local model does when it is closed
+
+        worker = threading.Thread(target=busy_worker)
+        worker.start()
+        worker.join(60)
+        assert destroyed_in == []  # the worker freed nothing of the GUI's
+        qtbot.waitUntil(lambda: bool(destroyed_in), timeout=5000)
+        assert destroyed_in == [threading.get_ident()]
+    finally:
+        collector.stop()
