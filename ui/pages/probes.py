@@ -220,11 +220,11 @@ class ProbesPage(Page):
         project = self.project
 
         def read(state):
-            return book_accuracy(project), cloze_runs(project)
+            return project, book_accuracy(project), cloze_runs(project)
 
         self._results_stale = False
         self._results_op = self.ops.run(read, label="Reading the results", project=project, background_read=True,
-                                        on_done=lambda result, p=project: self._show_results(p, *result),
+                                        on_done=self._show_results,  # a bound method: dropped if the page is gone
                                         on_error=self.show_error, on_end=self._results_read)
 
     def _results_read(self) -> None:
@@ -232,7 +232,8 @@ class ProbesPage(Page):
         if self._results_stale and self.project is not None and not self.project.closed:
             self.refresh_results()
 
-    def _show_results(self, project, accuracy: pd.DataFrame, runs: pd.DataFrame) -> None:
+    def _show_results(self, result: tuple) -> None:
+        project, accuracy, runs = result
         if project is not self.project:
             return  # another project was opened meanwhile
         hint = "" if len(accuracy) else ("No answers yet. Extract passages, tick one or more models and press "
