@@ -64,11 +64,36 @@ def flag(value: Any, word: str = "yes") -> str:
 
 
 def role_names(classified: pd.DataFrame) -> dict[tuple[str, str], str]:
-    """(demographic, role key) -> the role's name in its set ('top_student' -> 'best student')."""
+    """(demographic, role key) -> the role's name in its set ('top_student' -> 'best student').
+
+    Roles of one demographic that share a name (the sexual-orientation set asks about the "partner" of a
+    man, of a woman and of a non-binary person) get their subject added, 'partner (of a man)', so that
+    table rows, chart labels and the role list can be told apart."""
     if classified is None or classified.empty or "role_name" not in classified:
         return {}
-    pairs = classified[["demographic", "role", "role_name"]].dropna().drop_duplicates(["demographic", "role"])
-    return {(d, r): n for d, r, n in pairs.itertuples(index=False)}
+    columns = ["demographic", "role", "role_name"] + (["subject"] if "subject" in classified else [])
+    pairs = classified[columns].dropna(subset=["demographic", "role", "role_name"]).drop_duplicates(
+        ["demographic", "role"])
+    names = {(d, r): n for d, r, n in pairs[["demographic", "role", "role_name"]].itertuples(index=False)}
+    shared = pairs.groupby(["demographic", "role_name"])["role"].transform("nunique") > 1
+    for row in pairs[shared].itertuples(index=False):
+        subject = getattr(row, "subject", None)
+        detail = f"of {_article(subject)}" if isinstance(subject, str) and subject.strip() else wording.role_key(row.role)
+        names[(row.demographic, row.role)] = f"{row.role_name} ({detail})"
+    if len(set(names.values())) < len(names):  # subjects shared too: the role keys always differ
+        for row in pairs[shared].itertuples(index=False):
+            names[(row.demographic, row.role)] = f"{row.role_name} ({wording.role_key(row.role)})"
+    return names
+
+
+def _article(subject: str) -> str:
+    """'man' -> 'a man', 'non-binary' -> 'a non-binary person' (a subject as it reads after 'of')."""
+    subject = subject.strip()
+    if subject.lower() in ("non-binary", "nonbinary"):
+        return f"a {subject} person"
+    if subject.split()[0].lower() in ("a", "an", "the", "my", "his", "her", "their"):
+        return subject
+    return f"{'an' if subject[0].lower() in 'aeiou' else 'a'} {subject}"
 
 
 def _roles(frame: pd.DataFrame, names: dict[tuple[str, str], str]) -> list[str]:
@@ -113,10 +138,12 @@ def decade_tests_view(tests: pd.DataFrame, names: dict[tuple[str, str], str] | N
         "Role": _roles(tests, names),
         "Category": [text(c) or "all categories" for c in tests["category"]],
         "Test": [TESTS.get(t, text(t)) for t in tests["test"]],
-        "Statistic": tests["statistic"].map(decimal),
-        "df": tests["dof"].map(whole),
+        # p first among the numbers: beside a chart the table is narrower than its columns, and the
+        # column cut off at the edge must not be the one the scholar reads
         "p": tests["p_value"].map(p_value),
         "Significant": tests["significant"].map(lambda v: flag(v, "yes (p < 0.05)")),
+        "Statistic": tests["statistic"].map(decimal),
+        "df": tests["dof"].map(whole),
         "Decades": tests["decades"].map(text),
         "Completions": tests["n"].map(whole),
         "Demographic": _demographics(tests),
@@ -132,14 +159,15 @@ def trends_view(trends: pd.DataFrame, names: dict[tuple[str, str], str] | None =
     return pd.DataFrame({
         "Role": _roles(trends, names),
         "Category": trends["category"].map(text),
-        "Demographic": _demographics(trends),
-        "Fit": [TREND_METHODS.get(m, text(m)) for m in trends["method"]],
-        "Decades": trends["decades"].map(whole),
-        "Linear term": trends["b1"].map(lambda v: decimal(v, 3)),
-        "p (linear)": trends["p_b1"].map(p_value),
+        # the numbers first (see decade_tests_view); the fit and demographic are the same on most rows
         "Quadratic term": trends["b2"].map(lambda v: decimal(v, 3)),
         "p (quadratic)": trends["p_b2"].map(p_value),
+        "Linear term": trends["b1"].map(lambda v: decimal(v, 3)),
+        "p (linear)": trends["p_b1"].map(p_value),
+        "Decades": trends["decades"].map(whole),
         "R²": trends["r_squared"].map(decimal),
+        "Fit": [TREND_METHODS.get(m, text(m)) for m in trends["method"]],
+        "Demographic": _demographics(trends),
         "Time in": trends["x"].map(text),
         "Note": trends["note"].map(text),
     })
@@ -169,7 +197,7 @@ def responses_view(rows: pd.DataFrame, names: dict[tuple[str, str], str] | None 
     return pd.DataFrame({
         "Model": rows["model"].map(text),
         "Decade": rows["decade"].map(text),
-        "Role": [n if isinstance(n, str) and n else names.get((d, r)) or wording.role_key(r)
+        "Role": [names.get((d, r)) or (n if isinstance(n, str) and n else wording.role_key(r))
                  for n, d, r in zip(rows.get("role_name", [None] * len(rows)), rows["demographic"], rows["role"])],
         "Sample": rows["sample"].map(whole),
         "Outcome": [OUTCOMES.get(o, text(o)) for o in rows["outcome"]],
