@@ -83,6 +83,7 @@ def test_results_table_chart_and_click_through(qtbot, page, results, messages):
     assert {tab.responses.item(r, columns.index("Role")).text() for r in range(tab.responses.rowCount())} == {"nurse"}
 
     tab.table_choice.setCurrentText("Tests across decades")
+    qtbot.waitUntil(lambda: not page.ops.busy, timeout=WAIT_MS)  # computed on a worker
     assert tab.table.rowCount() == 5 * (1 + 4)
     assert not messages
 
@@ -159,6 +160,7 @@ def test_results_speak_plainly(qtbot, page, results, messages):
     assert tab.table.verticalHeader().isHidden()
 
     tab.table_choice.setCurrentText("Tests across decades")
+    qtbot.waitUntil(lambda: not page.ops.busy, timeout=WAIT_MS)  # computed on a worker
     assert set(_column(tab.table, "Test")) == {"Chi-square", "Kruskal-Wallis"}
     assert "all categories" in _column(tab.table, "Category")
     assert all(p == "" or p == "< 0.001" or re.fullmatch(r"\d\.\d{3}", p) for p in _column(tab.table, "p"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -23,6 +24,7 @@ from ui import wording
 from ui.annotate.results_view import fill_table
 from ui.rep import views
 from ui.rep.plots import RepPlot
+from ui.table_filling import filling
 from workbench.errors import UserError
 from workbench.export.registry import export_chart, write_csv
 from workbench.probes.rep import stats
@@ -41,6 +43,85 @@ TABLES = ("Shares with 95% intervals", "Tests across decades", "Quadratic trends
 FIGURE_FILES = "PDF (*.pdf);;SVG (*.svg);;PNG image (*.png)"
 
 
+# ---------------------------------------------------------------------------------------------- off the GUI thread
+# With six decades and twenty roles the tests and trends take seconds (a hundred and more regressions):
+# they are computed on a worker, once per count, and kept until the counts change.
+def table_frame_of(counts: pd.DataFrame, choice: str) -> pd.DataFrame:
+    """The table ``choice`` (one of ``TABLES``) from a counts table, as computed (what the CSV export writes)."""
+    if counts.empty:
+        return pd.DataFrame()
+    if choice == TABLES[0]:
+        columns = ["model", "decade", "demographic", "role", "category", "count", "n", "share", "ci_low",
+                   "ci_high", "unparsed", "failed", "small_sample"]
+        return stats.with_shares(counts)[columns]
+    if choice == TABLES[1]:
+        return stats.decade_tests(counts)
+    if choice == TABLES[2]:
+        return stats.trends(counts)[0]
+    return stats.spread(stats.with_shares(counts))
+
+
+def table_view_of(frame: pd.DataFrame, choice: str, names: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """What the window shows of ``frame``: the table in plain words."""
+    if frame.empty:
+        return frame
+    if choice == TABLES[0]:
+        return views.shares_view(frame, names)
+    if choice == TABLES[1]:
+        return views.decade_tests_view(frame, names)
+    if choice == TABLES[2]:
+        return views.trends_view(frame, names)
+    return views.spread_view(frame)
+
+
+def table_of(counts: pd.DataFrame, choice: str, names: dict[tuple[str, str], str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the table as computed, the table as shown)."""
+    frame = table_frame_of(counts, choice)
+    return frame, table_view_of(frame, choice, names)
+
+
+def chart_frame_of(counts: pd.DataFrame, chart: str, option: str | None, classifier: str) -> pd.DataFrame | str:
+    """What the chart ``chart`` plots (for ``option``: the role, or the heatmap's model), or why it cannot."""
+    try:
+        if chart == "rep-decade-shares":
+            return decade_shares_from_counts(counts, option or None, classifier)
+        if chart == "rep-trends":
+            return trends_from_counts(counts, option or None, classifier)
+        return heatmap_from_counts(counts, option or None, classifier)
+    except UserError as exc:
+        return str(exc)
+
+
+def chart_key(chart: str, frame: pd.DataFrame | str) -> str | None:
+    """The option a computed chart frame stands for ('demographic/role', or the heatmap's model)."""
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        return None
+    if chart == "rep-heatmap":
+        return str(frame["model"].iloc[0])
+    return f"{frame['demographic'].iloc[0]}/{frame['role'].iloc[0]}"
+
+
+@dataclass
+class Computed:
+    """One background count: the counts, the completions behind them, the role names, and the table and
+    chart the tab was showing when it was asked for (so nothing heavy is left for the GUI thread)."""
+
+    counts: pd.DataFrame
+    classified: pd.DataFrame
+    names: dict[tuple[str, str], str]
+    table_choice: str
+    table: tuple[pd.DataFrame, pd.DataFrame]
+    chart: str
+    chart_frame: pd.DataFrame | str
+
+
+def compute_results(project, classifier: str, table_choice: str, chart: str, option: str | None) -> Computed:
+    counts, classified = stats.counts_and_responses(project, classifier)
+    names = views.role_names(classified)
+    return Computed(counts, classified, names, table_choice, table_of(counts, table_choice, names), chart,
+                    chart_frame_of(counts, chart, option, classifier))
+
+
 class ResultsTab(QWidget):
     def __init__(self, page: "RepPage"):
         super().__init__(page)
@@ -50,6 +131,9 @@ class ResultsTab(QWidget):
         self.names: dict[tuple[str, str], str] = {}  # (demographic, role) -> the role's name
         self.computed_for: str | None = None
         self._request = 0  # only the newest computation is shown
+        # for the counts shown: table choice -> (frame, view); (chart, option) -> frame or why there is none
+        self._tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]] = {}
+        self._charts: dict[tuple[str, str], pd.DataFrame | str] = {}
         self.classifier = QComboBox()
         self.classifier.setObjectName("rep-classifier")
         self.classifier.setToolTip("Where the labels come from: the word lists of each set (no model needed, see "
@@ -84,6 +168,10 @@ class ResultsTab(QWidget):
         self.plot.picked.connect(self.show_responses)
         self.table = QTableWidget()
         self.table.setObjectName("rep-stats-table")
+        self.table_status = QLabel("")
+        self.table_status.setObjectName("rep-table-status")
+        self.table_status.setWordWrap(True)
+        self.table_status.hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.responses = QTableWidget()
         self.responses.setObjectName("rep-responses")
@@ -110,6 +198,7 @@ class ResultsTab(QWidget):
         table_layout = QVBoxLayout(table_side)
         table_layout.setContentsMargins(0, 0, 0, 0)
         table_layout.addLayout(table_controls)
+        table_layout.addWidget(self.table_status)
         table_layout.addWidget(self.table, 1)
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.plot)
@@ -160,26 +249,34 @@ class ResultsTab(QWidget):
         self.classifier.setCurrentIndex(self.classifier.findData(classifier))
 
     def compute(self) -> None:
-        """Classify and count in the background; draw when done."""
+        """Classify and count in the background, with the table and chart on show; draw when done."""
         project = self.page.project
         if project is None:
             self.counts, self.classified = pd.DataFrame(), pd.DataFrame()
+            self._tables, self._charts = {}, {}
             self.plot.show_message("Open a project to see REP results.")
             return
         classifier = self.classifier_key()
         self._request += 1
         request = self._request
-        self.page.ops.run(lambda state: stats.counts_and_responses(project, classifier),
+        choice, chart, option = self.table_choice.currentText(), self.chart_name(), self._chart_option()
+        self.page.ops.run(lambda state: compute_results(project, classifier, choice, chart, option),
                           label="Counting REP results", project=project, background_read=True,
                           on_error=self.page.show_error,
-                          on_done=lambda result: self._computed(request, classifier, *result))
+                          on_done=lambda result: self._computed(request, classifier, result))
 
-    def _computed(self, request: int, classifier: str, counts: pd.DataFrame, classified: pd.DataFrame) -> None:
+    def _computed(self, request: int, classifier: str, result: Computed) -> None:
         if request != self._request:
             return
+        counts, classified = result.counts, result.classified
         self.counts, self.classified, self.computed_for = counts, classified, classifier
-        self.names = views.role_names(classified)
+        self.names = result.names
         self.plot.role_names = self.names
+        self._tables = {result.table_choice: result.table}
+        self._charts = {}
+        key = chart_key(result.chart, result.chart_frame)
+        if key is not None:
+            self._charts[(result.chart, key)] = result.chart_frame
         self._fill_choices()
         if classified.empty:
             self.summary.setText("No REP completions yet: tick models on the Runs tab and press Run the prompts.")
@@ -240,58 +337,78 @@ class ResultsTab(QWidget):
             options["role"] = self.role_key()
         return {k: v for k, v in options.items() if v}
 
+    def _chart_option(self) -> str:
+        """What the chart is drawn for: the role ('demographic/role'), or the heatmap's model."""
+        return (self.model.currentData() or "") if self.chart_name() == "rep-heatmap" else self.role_key()
+
+    def chart_frame(self) -> pd.DataFrame | str:
+        """What the chart on show plots (computed once per role or model, and kept until the counts change)."""
+        chart, option = self.chart_name(), self._chart_option()
+        frame = self._charts.get((chart, option))
+        if frame is None:
+            frame = chart_frame_of(self.counts, chart, option, self.computed_for or LEXICAL)
+            self._charts[(chart, option)] = frame
+        return frame
+
     def redraw(self) -> None:
         if self.counts.empty:
             self.plot.show_message("No REP results yet: run the prompts on the Runs tab.")
             return
-        options = self.chart_options()
-        classifier = options.pop("classifier")
-        try:
-            if self.chart_name() == "rep-decade-shares":
-                self.plot.show_stacked(decade_shares_from_counts(self.counts, options.get("role"), classifier))
-            elif self.chart_name() == "rep-trends":
-                self.plot.show_trends(trends_from_counts(self.counts, options.get("role"), classifier))
-            else:
-                demographic = self.role_key().partition("/")[0] or None
-                self.plot.show_heatmap(heatmap_from_counts(self.counts, options.get("model"), classifier), demographic)
-        except UserError as exc:
-            self.plot.show_message(str(exc))
+        frame = self.chart_frame()
+        if isinstance(frame, str):
+            self.plot.show_message(frame)
+        elif self.chart_name() == "rep-decade-shares":
+            self.plot.show_stacked(frame)
+        elif self.chart_name() == "rep-trends":
+            self.plot.show_trends(frame)
+        else:
+            self.plot.show_heatmap(frame, self.role_key().partition("/")[0] or None)
 
     def table_frame(self) -> pd.DataFrame:
-        choice = self.table_choice.currentText()
-        if self.counts.empty:
-            return pd.DataFrame()
-        if choice == TABLES[0]:
-            columns = ["model", "decade", "demographic", "role", "category", "count", "n", "share", "ci_low",
-                       "ci_high", "unparsed", "failed", "small_sample"]
-            return stats.with_shares(self.counts)[columns]
-        if choice == TABLES[1]:
-            return stats.decade_tests(self.counts)
-        if choice == TABLES[2]:
-            return stats.trends(self.counts)[0]
-        return stats.spread(stats.with_shares(self.counts))
+        """The chosen table as computed (computed here if the background has not done it yet)."""
+        return self._table(self.table_choice.currentText())[0]
 
     def table_view(self) -> pd.DataFrame:
         """What the table shows: the chosen table in plain words (the CSV export keeps ``table_frame``)."""
-        frame = self.table_frame()
-        if frame.empty:
-            return frame
-        choice = self.table_choice.currentText()
-        if choice == TABLES[0]:
-            return views.shares_view(frame, self.names)
-        if choice == TABLES[1]:
-            return views.decade_tests_view(frame, self.names)
-        if choice == TABLES[2]:
-            return views.trends_view(frame, self.names)
-        return views.spread_view(frame)
+        return self._table(self.table_choice.currentText())[1]
+
+    def _table(self, choice: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+        if choice not in self._tables:
+            self._tables[choice] = table_of(self.counts, choice, self.names)
+        return self._tables[choice]
 
     def show_table(self) -> None:
-        fill_table(self.table, self.table_view())
+        """Show the chosen table: at once when it is computed, else after a worker has computed it."""
+        choice = self.table_choice.currentText()
+        if choice in self._tables or self.counts.empty or self.page.project is None:
+            self._show_table(choice, self._table(choice)[1])
+            return
+        counts, names = self.counts, self.names
+        self.table_status.setText(f"Computing “{choice}”…")
+        self.table_status.show()
+        self.table.setRowCount(0)  # not the previous table's rows under this table's name
+        self.page.ops.run(lambda state: table_of(counts, choice, names), label="Computing REP statistics",
+                          project=self.page.project, background_read=True, on_error=self.page.show_error,
+                          on_done=lambda table: self._table_computed(counts, choice, table))
+
+    def _table_computed(self, counts: pd.DataFrame, choice: str,
+                        table: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+        if counts is not self.counts:  # counted again meanwhile: that count brings its own tables
+            return
+        self._tables[choice] = table
+        if choice == self.table_choice.currentText():
+            self._show_table(choice, table[1])
+
+    def _show_table(self, choice: str, view: pd.DataFrame) -> None:
+        self.table_status.hide()
+        with filling(self.table):
+            fill_table(self.table, view)
 
     def show_responses(self, selection: dict) -> None:
         rows = select_responses(self.classified, **selection)
         self.responses_label.setText(f"{len(rows):,} completion(s): {self._describe(selection)}")
-        fill_table(self.responses, views.responses_view(rows, self.names))
+        with filling(self.responses):
+            fill_table(self.responses, views.responses_view(rows, self.names))
 
     def _describe(self, selection: dict) -> str:
         """{'year': 1950, 'role': 'top_student', 'category': 'woman'} -> 'the 1950s, best student, woman'."""
@@ -330,8 +447,23 @@ class ResultsTab(QWidget):
 
     def export_table(self, path: str) -> None:
         """Write the chosen table, as computed (shares as fractions, both interval ends), to a CSV file."""
+        choice = self.table_choice.currentText()
+        if choice in self._tables or self.counts.empty or self.page.project is None:
+            self._write_table(self._table(choice)[0], path)
+            return
+        counts, names = self.counts, self.names
+
+        def written(table: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+            if counts is self.counts:
+                self._tables.setdefault(choice, table)
+            self._write_table(table[0], path)
+
+        self.page.ops.run(lambda state: table_of(counts, choice, names), label="Computing REP statistics",
+                          project=self.page.project, on_error=self.page.show_error, on_done=written)
+
+    def _write_table(self, frame: pd.DataFrame, path: str) -> None:
         try:
-            write_csv(self.table_frame(), path)
+            write_csv(frame, path)
         except UserError as exc:
             self.page.show_error(str(exc))
             return
