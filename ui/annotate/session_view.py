@@ -199,8 +199,12 @@ class LabelBody(QWidget):
         if number is not None and self.group.button(number) is None:
             return
         self.chosen = number
+        # An exclusive group refuses to uncheck its checked button: the label answered on the previous item
+        # would stay pressed on the next one (a cue, and not what Enter saves). Clear it with exclusivity off.
+        self.group.setExclusive(False)
         for button in self.group.buttons():
             button.setChecked(self.group.id(button) == number)
+        self.group.setExclusive(True)
 
     def answer_args(self) -> tuple[object, dict]:
         if self.chosen is None:
