@@ -13,7 +13,7 @@ import pandas as pd
 
 from workbench.annotation.answers import annotations_frame
 from workbench.annotation.durations import describe_minutes, parse_duration
-from workbench.annotation.items import items_by_key
+from workbench.annotation.items import item_by_key
 from workbench.annotation.tasks import NARRATIVE_TIME, Task, get_task
 from workbench.errors import UserError
 from workbench.project import now
@@ -54,7 +54,7 @@ def adjudicate(project: "Project", task: "Task | str | int", item_key: str, valu
                note: str = "") -> dict[str, Any]:
     """Store the agreed value for an item (replacing an earlier adjudication; answers stay as they are)."""
     task = get_task(project, task)
-    item = items_by_key(project, task).get(str(item_key))
+    item = item_by_key(project, task, item_key)
     if item is None:
         raise UserError(f"Task '{task.name}' has no item {item_key}.")
     minutes = None

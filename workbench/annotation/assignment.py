@@ -22,7 +22,7 @@ import random
 from typing import TYPE_CHECKING, Sequence
 
 from workbench.annotation.annotators import Annotator
-from workbench.annotation.items import list_items
+from workbench.annotation.items import ready_item_ids
 from workbench.annotation.tasks import Task
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def annotator_order(item_ids: Sequence[int], seed: int, annotator_name: str, sal
 def assigned_items(project: "Project", task: Task, annotator: Annotator) -> list[int]:
     """This annotator's items in their order, assigning them on first use (one transaction)."""
     db = project.db
-    ready = [item.id for item in list_items(project, task, ready_only=True)]
+    ready = ready_item_ids(project, task)
     with db.transaction():
         if not db.conn.in_transaction:
             db.execute("BEGIN IMMEDIATE")  # two annotators joining at once must not get the same slot
@@ -70,7 +70,8 @@ def assigned_items(project: "Project", task: Task, annotator: Annotator) -> list
         if rows:
             order = [item_id for item_id, _ in rows]
             if task.per_annotator is None:
-                extra = [i for i in ready if i not in set(order)]
+                have = set(order)  # once, not per item: with thousands of items that was seconds
+                extra = [i for i in ready if i not in have]
                 if extra:
                     more = annotator_order(extra, task.seed, annotator.name, salt=str(len(order)))
                     _store(project, task, annotator, more, rows[0][1], start=len(order))

@@ -88,11 +88,26 @@ def list_items(project: "Project", task: "Task | str | int", *, ready_only: bool
     return [i for i in items if is_ready(task, i)] if ready_only else items
 
 
+def ready_item_ids(project: "Project", task: Task) -> list[int]:
+    """The ids of the items that can be shown (``is_ready``), in id order, without reading their texts."""
+    ready = ("choices IS NOT NULL AND COALESCE(json_extract(choices, '$.true'), '') <> ''"
+             " AND COALESCE(json_extract(choices, '$.distorted'), '') <> ''") if task.kind == SUMMARY_VALIDITY else "1"
+    rows = project.db.execute(f"SELECT id FROM annotation_items WHERE task_id = ? AND {ready} ORDER BY id", [task.id])
+    return [item_id for (item_id,) in rows.fetchall()]
+
+
 def get_item(project: "Project", item_id: int) -> Item:
     row = project.db.execute(f"SELECT {_COLUMNS} FROM annotation_items WHERE id = ?", [item_id]).fetchone()
     if row is None:
         raise UserError(f"There is no annotation item number {item_id} in this project.")
     return _item(row)
+
+
+def item_by_key(project: "Project", task: Task, item_key: str) -> Item | None:
+    """One item of the task by the key annotators see (None if the task has no such item)."""
+    row = project.db.execute(f"SELECT {_COLUMNS} FROM annotation_items WHERE task_id = ? AND item_key = ?",
+                             [task.id, str(item_key)]).fetchone()
+    return None if row is None else _item(row)
 
 
 def items_by_key(project: "Project", task: Task) -> dict[str, Item]:
