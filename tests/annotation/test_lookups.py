@@ -51,3 +51,29 @@ def test_an_adjudication_finds_its_item_by_key_in_its_own_task_only(project):
     adjudicate(project, two, "S", "B")
     assert adjudications_frame(project, two)[["item_id", "value"]].values.tolist() == [["S", "b"]]
     assert adjudications_frame(project, one).empty
+
+
+def test_disputed_items_are_the_ones_apart_with_every_annotators_answer(project, tmp_path):
+    from tests.annotation.helpers import task_with_answers
+    from workbench.annotation.adjudication import disagreements
+
+    nt = task_with_answers(project, tmp_path, "narrative-time", {
+        "Ann": ["10 min", "1 hour", "2 days", "5 min", None],
+        "Bob": ["20 min", "3 hours", "2 days", None, "1 min"],
+        "Cat": [None, "1 hour", "1 week", None, None],
+    }, name="nt")
+    frame = disagreements(project, nt)
+    assert list(frame.columns) == ["item_id", "Ann", "Bob", "Cat", "spread", "adjudicated"]
+    # i0 is exactly twice (not more than the factor); i3 and i4 have one answer each
+    assert frame.values.tolist() == [["i1", "1 hour", "3 hours", "1 hour", "3.0x", ""],
+                                     ["i2", "2 days", "2 days", "1 week", "3.5x", ""]]
+    adjudicate(project, nt, "i2", "3 days")
+    assert disagreements(project, nt)["adjudicated"].tolist() == ["", "3 days"]
+    assert disagreements(project, nt, factor=1.5)["item_id"].tolist() == ["i0", "i1", "i2"]
+
+    lab = task_with_answers(project, tmp_path, "label", {
+        "Bob": ["a", "a", "b", "c", "a"], "Ann": ["a", "b", None, "b", None], "Cat": [None, "c", "b", "a", None],
+    }, labels=["a", "b", "c"], name="lab")
+    frame = disagreements(project, lab)
+    assert frame.values.tolist() == [["i1", "b", "a", "c", "3 different", ""],
+                                     ["i3", "b", "c", "a", "3 different", ""]]

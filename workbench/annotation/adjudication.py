@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from workbench.annotation.answers import annotations_frame
@@ -30,21 +31,31 @@ def disagreements(project: "Project", task: "Task | str | int", *, factor: float
     answers = annotations_frame(project, task, answered_only=True)
     annotators = sorted(answers["annotator"].unique())
     adjudicated = adjudications_frame(project, task).set_index("item_id")["value"].to_dict()
+    # Grouped in plain Python: a pandas group per item cost about 0.3 ms each (1.2 s for a 4,000-item task,
+    # holding the GIL in long stretches and so freezing the window while the Results tab computed).
+    by_item: dict[str, list[tuple[str, Any, float]]] = {}
+    for annotator, item_id, value, minutes in zip(answers["annotator"], answers["item_id"], answers["value"],
+                                                  answers["minutes"]):
+        by_item.setdefault(item_id, []).append((annotator, value, minutes))
     rows: list[dict[str, Any]] = []
-    for item_id, group in answers.groupby("item_id", sort=True):
+    for item_id in sorted(by_item):
+        group = by_item[item_id]
         if len(group) < 2:
             continue
         if task.kind == NARRATIVE_TIME:
-            ratio = group["minutes"].max() / group["minutes"].min()
+            known = [m for _, _, m in group if not pd.isna(m)]
+            with np.errstate(divide="ignore", invalid="ignore"):  # as pandas did: 0 minutes give inf or nan
+                ratio = np.float64(max(known)) / np.float64(min(known)) if known else np.float64("nan")
             if ratio <= factor:
                 continue
             spread = f"{ratio:.1f}x"
-            shown = {r.annotator: describe_minutes(r.minutes) for r in group.itertuples()}
+            shown = {a: describe_minutes(m) for a, _, m in group}
         else:
-            if group["value"].nunique() < 2:
+            different = len({v for _, v, _ in group if not pd.isna(v)})
+            if different < 2:
                 continue
-            spread = f"{group['value'].nunique()} different"
-            shown = dict(zip(group["annotator"], group["value"]))
+            spread = f"{different} different"
+            shown = {a: v for a, v, _ in group}
         rows.append({"item_id": item_id, **{a: shown.get(a, "") for a in annotators}, "spread": spread,
                      "adjudicated": adjudicated.get(item_id, "")})
     return pd.DataFrame(rows, columns=["item_id", *annotators, "spread", "adjudicated"])
