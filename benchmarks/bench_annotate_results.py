@@ -18,7 +18,7 @@ import os
 from benchmarks.common import Timer, line, skipped
 
 
-def _former_fill_table(table, frame, headers, results_view):
+def _former_fill_table(table, frame, headers, cells_table):
     """The Results tab's table filling as it was: every cell formatted on the GUI thread, no ``filling``."""
     import pandas as pd
     from PySide6.QtCore import Qt
@@ -27,7 +27,7 @@ def _former_fill_table(table, frame, headers, results_view):
     table.clear()
     table.setRowCount(len(frame))
     table.setColumnCount(len(frame.columns))
-    table.setHorizontalHeaderLabels([(headers or {}).get(str(c)) or results_view._title(c) for c in frame.columns])
+    table.setHorizontalHeaderLabels([(headers or {}).get(str(c)) or cells_table._title(c) for c in frame.columns])
     table.verticalHeader().hide()
     table.setAlternatingRowColors(True)
     table.setWordWrap(False)
@@ -35,9 +35,9 @@ def _former_fill_table(table, frame, headers, results_view):
                for c in frame.columns]
     for r, row in enumerate(frame.itertuples(index=False)):
         for c, value in enumerate(row):
-            text = results_view._cell(value, frame.columns[c])
+            text = cells_table._cell(value, frame.columns[c])
             item = QTableWidgetItem(text)
-            if numeric[c] or results_view._looks_numeric(text):
+            if numeric[c] or cells_table._looks_numeric(text):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if len(text) > 40:
                 item.setToolTip(text)
@@ -53,6 +53,7 @@ def run(quick: bool):
         from PySide6.QtWidgets import QApplication, QTableWidget
 
         import ui.annotate.results_view as results_view
+        import ui.cells_table as cells_table
     except ImportError:
         yield skipped("annotate_results_gui_thread", "the GUI extra is not installed")
         return
@@ -80,9 +81,9 @@ def run(quick: bool):
         table.close()
         return timer.seconds
 
-    cells = results_view.table_cells(frame, results_view.DISPUTE_HEADERS)  # on the worker, in the page
-    present = gui_seconds(lambda table: table.show_cells(cells), results_view.CellsTable)
-    former = gui_seconds(lambda table: _former_fill_table(table, frame, results_view.DISPUTE_HEADERS, results_view),
+    cells = cells_table.table_cells(frame, results_view.DISPUTE_HEADERS)  # on the worker, in the page
+    present = gui_seconds(lambda table: table.show_cells(cells), cells_table.CellsTable)
+    former = gui_seconds(lambda table: _former_fill_table(table, frame, results_view.DISPUTE_HEADERS, cells_table),
                          QTableWidget)
     ratio = former / present
     yield line("annotate_results_gui_thread", ratio, "x", ">= 3 and under 0.05 s", ratio >= 3 and present < 0.05,

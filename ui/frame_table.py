@@ -14,6 +14,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from ui.cells_table import MEASURED_ROWS
 from ui.table_filling import filling
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -82,6 +83,7 @@ class FrameTable(QTableWidget):
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.horizontalHeader()
         header.setHighlightSections(False)
+        header.setResizeContentsPrecision(MEASURED_ROWS)  # a column's width is measured on its first rows
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         for index, column in enumerate(columns):
             if column.stretch:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.annotate.results_view import fill_table
+from ui.cells_table import fill_table
 from ui.progress_row import ProgressRow
 from ui.rep.views import judge_agreement_view
 from workbench.models.registry import list_models

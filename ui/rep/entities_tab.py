@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.annotate.results_view import fill_table
+from ui.cells_table import fill_table
 from ui.rep.book_choice import BookChoice
 from ui.rep.finetune_dialog import FinetuneDialog
 from ui.progress_row import ProgressRow

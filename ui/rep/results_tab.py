@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.annotate.results_view import fill_table
+from ui.cells_table import fill_table
 from ui.rep import views
 from ui.rep.plots import RepPlot
 from ui.table_filling import filling

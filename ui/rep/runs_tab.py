@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.annotate.results_view import fill_table
+from ui.cells_table import fill_table
 from ui.progress_row import ProgressRow
 from ui.rep.views import runs_view
 from workbench import jobs

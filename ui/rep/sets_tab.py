@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.annotate.results_view import fill_table
+from ui.cells_table import fill_table
 from workbench.errors import UserError
 from workbench.probes.rep.lexical import rules_frame
 from workbench.probes.rep.sets import (
