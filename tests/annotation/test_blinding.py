@@ -165,14 +165,16 @@ def test_nothing_reveals_the_book_author_or_model_while_blinded(qtbot, tmp_path,
     assert leaks(window) == []
     assert chrome_leaks(window) == []
     assert not window.recent_menu.menuAction().isVisible() and not window.action_open.isEnabled()
-    page.tabs.setCurrentWidget(page.results)
-    page.results.refresh()
-    qtbot.waitUntil(lambda: page.results.agreement.rowCount() > 0, timeout=20_000)
-    assert leaks(window) == []
-    assert chrome_leaks(window) == []
-    assert "famous-vs-obscure" not in window.windowTitle()
+    results = page.tabs.indexOf(page.results)
+    assert not page.tabs.isTabEnabled(results)  # the others' answers stay closed while annotating
+    assert "Leave the session" in page.tabs.tabToolTip(results)
     qtbot.waitUntil(lambda: not window.ops.busy, timeout=30_000)
     page.leave_session()  # the session is over: the recent files come back (so the walk above can see them)
+    assert page.tabs.isTabEnabled(results)
+    page.tabs.setCurrentWidget(page.results)
+    qtbot.waitUntil(lambda: page.results.agreement.rowCount() > 0, timeout=20_000)
+    shown = [text for widget in (page.results, *page.results.findChildren(QWidget)) for text in texts_of(widget)]
+    assert len(shown) > 20 and [t for t in shown if any(s.lower() in t.lower() for s in SECRETS)] == []
     assert any("famous-vs-obscure" in text for text in chrome_leaks(window))
     assert window.recent_menu.menuAction().isVisible() and window.action_open.isEnabled()
     window.close()

@@ -41,6 +41,8 @@ from workbench.annotation.tasks import Task, delete_task, get_task, list_tasks
 from workbench.errors import UserError
 
 KIND_NAMES = {"narrative-time": "narrative time", "summary-validity": "summary validity", "label": "labels"}
+RESULTS_CLOSED = ("The results (everyone's answers and the agreement) are closed while you annotate, so that "
+                  "each judgement stays your own. Leave the session to see them.")
 
 
 class AnnotatePage(Page):
@@ -267,6 +269,10 @@ class AnnotatePage(Page):
         self.task_combo.setEnabled(self.project is not None and not in_session)
         self.codebook_button.setEnabled(self.task is not None)
         self.tasks_view.set_enabled(self.project is not None and not in_session, self.task is not None)
+        # judgements stay independent: nobody sees the others' answers (or the agreement) while annotating
+        results = self.tabs.indexOf(self.results)
+        self.tabs.setTabEnabled(results, not in_session)
+        self.tabs.setTabToolTip(results, RESULTS_CLOSED if in_session else "")
 
     def _lock_navigation(self, locked: bool) -> None:
         """During a blinded session the other pages (the library shows titles and authors) stay closed."""
