@@ -101,3 +101,19 @@ def test_heatmap_covers_every_demographic_of_the_model(three_decades):
 def test_charts_without_results_say_so(project, tmp_path):
     with pytest.raises(UserError, match="nothing to show"):
         export_chart(project, "rep-decade-shares", tmp_path / "x.png")
+
+
+def test_heatmap_rows_add_up_with_the_judges_unparsed_answers_as_their_own_column(three_decades):
+    external_model(three_decades, "judge")
+    gender = get_set(three_decades, "gender")
+    frame = classified_responses(three_decades, demographics=["gender"])
+    answers = {rid: ("man" if i % 4 else "it depends") for i, rid in enumerate(frame["response_id"])}
+    store_judge_run(three_decades, "judge", gender, answers)
+    judged = heatmap_frame(three_decades, model="m1950s", classifier="judge:judge")
+    gender_rows = judged[judged["demographic"] == "gender"]
+    assert gender_rows.groupby("role")["share"].sum().tolist() == pytest.approx([1.0] * gender_rows["role"].nunique())
+    assert (gender_rows["category"] == "unparsed").sum() == gender_rows["role"].nunique()
+    assert gender_rows.loc[gender_rows["category"] == "unparsed", "count"].sum() > 0
+    assert list(dict.fromkeys(gender_rows["role"])) == list(dict.fromkeys(  # the roles keep their order
+        heatmap_frame(three_decades, model="m1950s")["role"]))[:gender_rows["role"].nunique()]
+    assert "unparsed" not in set(heatmap_frame(three_decades, model="m1950s")["category"])  # word lists: none

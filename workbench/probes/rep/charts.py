@@ -177,14 +177,22 @@ def draw_trends(frame: pd.DataFrame, fig: "Figure", *, categories: str | None = 
 
 # ---------------------------------------------------------------------------------------------- heatmap
 def heatmap_from_counts(counts: pd.DataFrame, model: str | None = None, classifier: str = LEXICAL) -> pd.DataFrame:
-    """Share of each category for each role of one model (every demographic it was run on)."""
+    """Share of each category for each role of one model (every demographic it was run on); answers the
+    judge left without a label are their own "unparsed" column, so that each role's row adds up to 100%."""
     if counts.empty:
         return pd.DataFrame()
     models = list(dict.fromkeys(counts["model"]))
     chosen = model or models[0]
     if chosen not in models:
         raise UserError(f"'{chosen}' has no REP results. Models with results: {', '.join(models)}.")
-    frame = with_shares(counts[counts["model"] == chosen]).reset_index(drop=True)
+    part = counts[counts["model"] == chosen]
+    unparsed = part.drop_duplicates(ROLE_KEYS).assign(category="unparsed", count=lambda f: f["unparsed"])
+    if unparsed["count"].sum() > 0:  # the word lists never leave anything unparsed
+        roles = {key: index for index, key in enumerate(dict.fromkeys(zip(part["demographic"], part["role"])))}
+        part = pd.concat([part, unparsed], ignore_index=True)
+        order = [roles[key] for key in zip(part["demographic"], part["role"])]
+        part = part.assign(_order=order).sort_values("_order", kind="stable").drop(columns="_order")
+    frame = with_shares(part).reset_index(drop=True)
     frame["classifier"] = classifier
     return frame
 
