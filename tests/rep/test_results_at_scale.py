@@ -212,3 +212,16 @@ def test_role_names_fall_back_to_keys_when_subjects_do_not_tell_roles_apart():
                           "role_name": ["friend", "friend", "boss"], "subject": [None, None, None]})
     assert views.role_names(frame) == {("d", "a_one"): "friend (a one)", ("d", "a_two"): "friend (a two)",
                                        ("d", "b"): "boss"}
+
+
+def test_the_shares_table_keeps_answers_without_a_label_apart_from_failed_completions():
+    import pandas as pd
+
+    shares = pd.DataFrame({"model": ["m"], "decade": ["1950s"], "stage": [""], "demographic": ["gender"],
+                           "role": ["ceo"], "category": ["woman"], "count": [4], "n": [10], "share": [0.4],
+                           "ci_low": [0.17], "ci_high": [0.69], "unparsed": [3], "failed": [2],
+                           "small_sample": [True]})
+    view = views.shares_view(shares)
+    row = view.iloc[0]
+    assert row["Count"] == "4 of 10"
+    assert row["No label (in N)"] == "3" and row["Failed (not in N)"] == "2"

@@ -114,7 +114,6 @@ def shares_view(shares: pd.DataFrame, names: dict[tuple[str, str], str] | None =
     names = names or {}
     if shares.empty:
         return pd.DataFrame()
-    not_labelled = [int(u or 0) + int(f or 0) for u, f in zip(shares["unparsed"].fillna(0), shares["failed"].fillna(0))]
     return pd.DataFrame({
         "Model": shares["model"].map(text),
         "Role": _roles(shares, names),
@@ -124,7 +123,9 @@ def shares_view(shares: pd.DataFrame, names: dict[tuple[str, str], str] | None =
         "Count": [f"{whole(c)} of {whole(n)}" for c, n in zip(shares["count"], shares["n"])],
         "Decade, stage": _decades(shares),
         "Demographic": _demographics(shares),
-        "Not labelled": [whole(n) if n else "" for n in not_labelled],
+        # unparsed answers are in the count's "of N"; failed completions (no text at all) are not
+        "No label (in N)": [whole(n) if n else "" for n in shares["unparsed"].fillna(0)],
+        "Failed (not in N)": [whole(n) if n else "" for n in shares["failed"].fillna(0)],
         "Small sample": shares["small_sample"].map(flag),
     })
 
