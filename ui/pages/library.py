@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Iterable
 
-from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSettings, Qt
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -50,6 +50,8 @@ BOOK_FILES = "Books and metadata tables (*.txt *.text *.epub *.csv *.tsv);;All f
 TABLE_FILES = "Metadata tables (*.csv *.tsv);;All files (*)"
 MIRROR_SETTING = "library/gutenberg_mirror"
 LIVE_REFRESH_S = 1.0  # while importing, reload the table at most this often
+SIZED_COLUMNS = {AUTHOR: 0.24, TAGS: 0.22, SOURCE: 0.14}  # as wide as their text, up to this share of the table
+CELL_MARGIN = 12  # a cell's padding around its text
 EMPTY_LIBRARY = ("No books yet. Use Import to add .txt or .epub files, a folder of them, or Project Gutenberg "
                  "books by number, or drop files and folders here.")
 
@@ -59,8 +61,11 @@ class LibraryPage(Page):
         super().__init__(ops, parent)
         self.setAcceptDrops(True)
         self.import_op: Operation | None = None
+        self.delete_op: Operation | None = None
         self._last_refresh = 0.0
         self._book_cache: dict[int, tuple] = {}
+        self._content_widths: dict[int, int] = {}
+        self._text_widths: dict[str, int] = {}  # text -> its width in the table's font
         self._build()
         self.refresh()
 
@@ -178,6 +183,14 @@ class LibraryPage(Page):
         menu.addAction(action)
         return action
 
+    def _measure_columns(self) -> None:
+        """How wide author, tags and file name want to be: their widest text, measured once per reload
+        (not at every resize; asking the view for it reads every cell of the column again)."""
+        metrics, known = self.table.fontMetrics(), self._text_widths
+        for column in SIZED_COLUMNS:
+            widths = [known.get(t) or known.setdefault(t, metrics.horizontalAdvance(t)) for t in self.model.column_texts(column)]
+            self._content_widths[column] = max(widths, default=0) + CELL_MARGIN
+
     def _fit_columns(self) -> None:
         """Numbers as wide as their digits; author, tags and file name as wide as their text up to a share
         of the table; the title takes the rest."""
@@ -188,8 +201,8 @@ class LibraryPage(Page):
             text_width = max(metrics.horizontalAdvance(sample), metrics.horizontalAdvance(COLUMN_TITLES[column]))
             header.resizeSection(column, text_width + arrow)
         available = self.table.viewport().width()
-        for column, share in ((AUTHOR, 0.24), (TAGS, 0.22), (SOURCE, 0.14)):
-            wanted = max(self.table.sizeHintForColumn(column), metrics.horizontalAdvance(COLUMN_TITLES[column]) + arrow)
+        for column, share in SIZED_COLUMNS.items():
+            wanted = max(self._content_widths.get(column, 0), metrics.horizontalAdvance(COLUMN_TITLES[column]) + arrow)
             header.resizeSection(column, min(wanted + 8, max(80, int(available * share))))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
@@ -206,11 +219,12 @@ class LibraryPage(Page):
     def refresh(self) -> None:
         selected = self.selected_book_ids()
         self.model.load(self.project)
+        self._measure_columns()
         has_project, importing = self.project is not None, self.import_op is not None
         self.filter_box.setEnabled(has_project)
         self.table.setEnabled(has_project)
         self.import_button.setEnabled(has_project and not importing)
-        self.delete_button.setEnabled(has_project and self.model.rowCount() > 0)
+        self.delete_button.setEnabled(has_project and self.model.rowCount() > 0 and self.delete_op is None)
         if not has_project:
             hint = "Open or create a project (File menu) to see its books."
         elif self.model.rowCount() == 0:
@@ -225,17 +239,27 @@ class LibraryPage(Page):
         self._reselect(selected)
 
     def _reselect(self, book_ids: list[int]) -> None:
+        """Select these books again after a reload, in one change of the selection (selecting them one
+        by one made every row a selection change: 17 s for 800 selected books)."""
         selection = self.table.selectionModel()
         rows = [self.proxy.mapFromSource(self.model.index(r, 0)).row()
                 for r in (self.model.row_of(b) for b in book_ids) if r is not None]
-        rows = [r for r in rows if r >= 0] or ([0] if self.proxy.rowCount() else [])
-        selection.clearSelection()
-        for row in rows:
-            selection.select(self.proxy.index(row, 0),
-                             QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
-        if rows:
-            self.table.setCurrentIndex(self.proxy.index(rows[0], TITLE))
-        else:
+        rows = sorted(r for r in rows if r >= 0) or ([0] if self.proxy.rowCount() else [])
+        wanted = QItemSelection()
+        last = self.proxy.columnCount() - 1
+        start = previous = None
+        for row in rows + [None]:  # contiguous rows go in as one range
+            if start is not None and (row is None or row != previous + 1):
+                wanted.select(self.proxy.index(start, 0), self.proxy.index(previous, last))
+                start = None
+            if row is not None and start is None:
+                start = row
+            previous = row
+        current = self.proxy.index(rows[0], TITLE) if rows else None
+        if current is not None:  # moving the current cell first, so that it selects nothing by itself
+            selection.setCurrentIndex(current, QItemSelectionModel.SelectionFlag.NoUpdate)
+        selection.select(wanted, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        if current is None:
             self.book_panel.clear()
 
     def _update_count(self) -> None:
@@ -248,20 +272,42 @@ class LibraryPage(Page):
         self._update_count()
 
     # ------------------------------------------------------------------ selection and the book view
+    def _selected_rows(self) -> list[int]:
+        """The selected rows of the table (whole rows are selected), read from the selection's ranges:
+        ``selectedRows()`` asks the model about every cell of every row, once per selection change."""
+        selection = self.table.selectionModel()
+        if selection is None:
+            return []
+        rows: set[int] = set()
+        for part in selection.selection():
+            rows.update(range(part.top(), part.bottom() + 1))
+        return sorted(rows)
+
     def selected_book_ids(self) -> list[int]:
-        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
-        return [self.proxy.data(index, BOOK_ID_ROLE) for index in sorted(rows, key=lambda i: i.row())]
+        books = self.model.books
+        return [books[self.proxy.mapToSource(self.proxy.index(row, 0)).row()].id for row in self._selected_rows()]
 
     def _on_selection_changed(self, *_) -> None:
-        ids = self.selected_book_ids()
-        if len(ids) != 1 or self.project is None:
-            if not ids:
+        rows = self._selected_rows()
+        if len(rows) != 1 or self.project is None:
+            if not rows:
                 self.book_panel.clear()
             return
-        self.show_book(ids[0])
+        self.show_book(self.proxy.data(self.proxy.index(rows[0], 0), BOOK_ID_ROLE))
+
+    def _current_book(self, book_id: int):
+        """The book as stored now; None (and the view cleared) if it was deleted meanwhile (by another
+        window or a command)."""
+        try:
+            return get_book(self.project, book_id)
+        except UserError:
+            self.book_panel.clear()
+            return None
 
     def show_book(self, book_id: int) -> None:
-        book = get_book(self.project, book_id)
+        book = self._current_book(book_id)
+        if book is None:
+            return
         if book_id in self._book_cache:
             stats, preview = self._book_cache[book_id]
             self.book_panel.show_book(book, stats, preview)
@@ -280,7 +326,9 @@ class LibraryPage(Page):
         book_id, stats, preview = result
         self._book_cache[book_id] = (stats, preview)
         if self.book_panel.book_id == book_id and self.project is not None:
-            self.book_panel.show_book(get_book(self.project, book_id), stats, preview)
+            book = self._current_book(book_id)
+            if book is not None:
+                self.book_panel.show_book(book, stats, preview)
 
     # ------------------------------------------------------------------ importing
     def import_files_dialog(self) -> None:
@@ -409,7 +457,7 @@ class LibraryPage(Page):
     # ------------------------------------------------------------------ deleting
     def delete_selected(self) -> None:
         ids = self.selected_book_ids()
-        if not ids or self.project is None:
+        if not ids or self.project is None or self.delete_op is not None:
             return
         names = [get_book(self.project, i).display_name for i in ids[:3]]
         shown = ", ".join(f"“{n}”" for n in names) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
@@ -417,8 +465,18 @@ class LibraryPage(Page):
                     "Their texts, and the passages and results made from them, are removed too. This cannot be undone.")
         if not dialogs.ask(self, question):
             return
-        delete_books(self.project, ids)
-        for book_id in ids:
-            self._book_cache.pop(book_id, None)
+        project = self.project
         self.book_panel.clear()
+        self.delete_button.setEnabled(False)
+        # in the background: the texts and results of a few hundred books take seconds to remove
+        self.delete_op = self.ops.run(lambda state: delete_books(project, ids), label="Deleting books",
+                                      project=project, on_done=lambda _: self._deleted(ids),
+                                      on_error=self.show_error, on_end=self._delete_ended)
+
+    def _deleted(self, book_ids: list[int]) -> None:
+        for book_id in book_ids:
+            self._book_cache.pop(book_id, None)
+
+    def _delete_ended(self) -> None:
+        self.delete_op = None
         self.refresh()

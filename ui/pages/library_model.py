@@ -2,6 +2,10 @@
 
 Edits (title, author, year, tags) are saved at once through the library functions; a refused edit
 (a year that is not a year) is reported through ``edit_refused`` and the stored value stays.
+
+With hundreds of books, Qt asks for the cells, their flags and (while sorting) their order tens of
+thousands of times: each row's texts and sort keys are worked out once when it is loaded or edited,
+and a book's row is found through a dictionary, not a search.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ TOOLTIPS = {
     YEAR: "Year of first publication (a whole number; leave empty if unknown)",
 }
 BOOK_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 class BooksModel(QAbstractTableModel):
@@ -36,18 +41,78 @@ class BooksModel(QAbstractTableModel):
         super().__init__(parent)
         self.project: "Project | None" = None
         self.books: list[Book] = []
+        self._texts: list[list[str]] = []  # per row: the text of each column
+        self._keys: list[list[Any]] = []  # per row: the sort key of each column
+        self._rows: dict[int, int] = {}  # book id -> row
+        self._flags: dict[int, Qt.ItemFlag] = {}  # column -> flags of its cells
 
     def load(self, project: "Project | None") -> None:
+        """Read the books again. When books were only added or changed (an import going on, an edit), the
+        new rows are inserted and the changed ones updated: the view keeps its scroll position and
+        selection, and the sorted view places only the new rows instead of sorting every row again."""
+        books = list_books(project) if project is not None else []
+        if project is self.project and self._only_grew(books):
+            self._update(books)
+            return
         self.beginResetModel()
         self.project = project
-        self.books = list_books(project) if project is not None else []
+        self.books = books
+        self._texts = [self._row_texts(book) for book in books]
+        self._keys = [self._row_keys(book, texts) for book, texts in zip(books, self._texts)]
+        self._rows = {book.id: row for row, book in enumerate(books)}
         self.endResetModel()
+
+    def _only_grew(self, books: list[Book]) -> bool:
+        """True if ``books`` holds the books shown, in the same rows, and perhaps more after them."""
+        old = self.books
+        return len(books) >= len(old) and all(new.id == book.id for new, book in zip(books, old))
+
+    def _update(self, books: list[Book]) -> None:
+        last = len(COLUMNS) - 1
+        for row, (new, book) in enumerate(zip(books, self.books)):
+            if new != book:
+                self._set_book(row, new)
+                self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+        if len(books) > len(self.books):
+            added = books[len(self.books):]
+            self.beginInsertRows(QModelIndex(), len(self.books), len(books) - 1)
+            for book in added:
+                self._rows[book.id] = len(self.books)
+                self.books.append(book)
+                self._texts.append(self._row_texts(book))
+                self._keys.append(self._row_keys(book, self._texts[-1]))
+            self.endInsertRows()
+
+    def _row_texts(self, book: Book) -> list[str]:
+        return [self.display(book, column) for column in range(len(COLUMNS))]
+
+    @staticmethod
+    def _row_keys(book: Book, texts: list[str]) -> list[Any]:
+        keys: list[Any] = [text.casefold() for text in texts]
+        keys[ID] = book.id
+        keys[YEAR] = (book.year is None, book.year or 0)  # unknown years last
+        keys[WORDS] = book.words
+        return keys
+
+    def _set_book(self, row: int, book: Book) -> None:
+        self.books[row] = book
+        self._texts[row] = self._row_texts(book)
+        self._keys[row] = self._row_keys(book, self._texts[row])
 
     def book_at(self, row: int) -> Book:
         return self.books[row]
 
     def row_of(self, book_id: int) -> int | None:
-        return next((i for i, b in enumerate(self.books) if b.id == book_id), None)
+        return self._rows.get(book_id)
+
+    def column_texts(self, column: int) -> list[str]:
+        """The text of every cell of ``column`` (to size it)."""
+        return [texts[column] for texts in self._texts]
+
+    def haystack(self, row: int) -> str:
+        """What the filter searches: title, author, tags and file name, case-folded."""
+        keys = self._keys[row]
+        return " ".join(keys[c] for c in (TITLE, AUTHOR, TAGS, SOURCE))
 
     # ------------------------------------------------------------------ Qt model interface
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt's name)
@@ -66,8 +131,15 @@ class BooksModel(QAbstractTableModel):
         return None
 
     def flags(self, index: QModelIndex) -> Qt.ItemFlag:
-        flags = super().flags(index)
-        return flags | Qt.ItemFlag.ItemIsEditable if index.column() in EDITABLE else flags
+        column = index.column()
+        flags = self._flags.get(column) if index.isValid() else None
+        if flags is None:
+            flags = super().flags(index)
+            if column in EDITABLE:
+                flags |= Qt.ItemFlag.ItemIsEditable
+            if index.isValid():
+                self._flags[column] = flags  # the same for every row of a column
+        return flags
 
     def display(self, book: Book, column: int) -> str:
         if column == ID:
@@ -85,29 +157,22 @@ class BooksModel(QAbstractTableModel):
         return book.source_name or ""
 
     def sort_key(self, row: int, column: int) -> Any:
-        book = self.books[row]
-        if column == ID:
-            return book.id
-        if column == YEAR:
-            return (book.year is None, book.year or 0)  # unknown years last
-        if column == WORDS:
-            return book.words
-        return self.display(book, column).casefold()
+        return self._keys[row][column]
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        book, column = self.books[index.row()], index.column()
+        row, column = index.row(), index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self.display(book, column)
+            return self._texts[row][column]
         if role == Qt.ItemDataRole.EditRole:
-            return "" if column == WORDS else self.display(book, column)
+            return "" if column == WORDS else self._texts[row][column]
         if role == Qt.ItemDataRole.ToolTipRole and column in (TITLE, AUTHOR, TAGS, SOURCE):
-            return self.display(book, column) or None
+            return self._texts[row][column] or None
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return RIGHT
         if role == BOOK_ID_ROLE:
-            return book.id
+            return self.books[row].id
         return None
 
     def setData(self, index: QModelIndex, value: Any, role=Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
@@ -116,7 +181,7 @@ class BooksModel(QAbstractTableModel):
         book = self.books[index.row()]
         field = EDITABLE[index.column()]
         text = str(value).strip()
-        if text == self.display(book, index.column()):
+        if text == self._texts[index.row()][index.column()]:
             return False
         try:
             if field == "tags":
@@ -126,7 +191,7 @@ class BooksModel(QAbstractTableModel):
         except UserError as exc:
             self.edit_refused.emit(str(exc))
             return False
-        self.books[index.row()] = get_book(self.project, book.id)
+        self._set_book(index.row(), get_book(self.project, book.id))
         self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), len(COLUMNS) - 1))
         return True
 
@@ -146,11 +211,10 @@ class BooksFilter(QSortFilterProxyModel):
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:  # noqa: N802
         if not self.words:
             return True
-        model: BooksModel = self.sourceModel()
-        book = model.book_at(source_row)
-        haystack = " ".join(model.display(book, c) for c in (TITLE, AUTHOR, TAGS, SOURCE)).casefold()
+        haystack = self.sourceModel().haystack(source_row)
         return all(word in haystack for word in self.words)
 
     def lessThan(self, left: QModelIndex, right: QModelIndex) -> bool:  # noqa: N802
-        model: BooksModel = self.sourceModel()
-        return model.sort_key(left.row(), left.column()) < model.sort_key(right.row(), right.column())
+        keys = self.sourceModel()._keys
+        column = left.column()
+        return keys[left.row()][column] < keys[right.row()][column]
