@@ -24,7 +24,7 @@ from workbench.probes.cloze.charts import NO_GROUP
 
 HOVER_PX = 12  # how near (in pixels) the pointer must be to a point to name it
 LABEL_GAP_PX = 7  # the hover label sits this far from the point
-MAX_LABELLED_BOOKS = 40  # above this, the ranked chart names books only on hover
+MAX_LABELLED_BOOKS = 40  # above this, the ranked chart gives ranks on its axis and names books on hover
 TITLE_CHARS = 40
 TEXT_COLOUR = "#202020"
 GRID_ALPHA = 0.18
@@ -58,6 +58,17 @@ def _pct(value) -> str:
 
 def _short(title: str) -> str:
     return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…"
+
+
+def rank_ticks(count: int, most: int = 10) -> list[tuple[float, str]]:
+    """Ticks naming ranks (1 is the best book, drawn at the top: rank r sits at ``count - r``): rank 1,
+    then every ``step`` ranks, a round step that gives at most about ``most`` ticks, and the last rank."""
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10**9)
+                if count / s <= most)
+    ranks = [1] + [r for r in range(step, count + 1, step) if r > 1]
+    if ranks[-1] != count and count - ranks[-1] >= step / 2:
+        ranks.append(count)
+    return [(float(count - r), str(r)) for r in ranks]
 
 
 def legend_html(colours: dict[str, str], title: str, *, flagged: bool = False) -> str:
@@ -197,9 +208,9 @@ class ChartView(QWidget):
             left.setTicks([[(p, t) for p, t in zip(positions, titles)]])
             metrics = QFontMetrics(left.style.get("tickFont") or self.plot.font())
             left.setWidth(min(max((metrics.horizontalAdvance(t) for t in titles), default=40) + 16, 340))
-        else:
-            left.setStyle(showValues=False)
-            self._label("left", f"{count} books, ranked (hover to name one)")
+        else:  # too many to name: the axis gives ranks, hovering names the book
+            left.setTicks([rank_ticks(count)])
+            self._label("left", f"rank of {count} books (hover to name one)")
         method = frame["ci_method"].iloc[0]
         self._label("bottom", f"name-cloze accuracy (95% CI, {CI_NAMES.get(method, method)})")
         self._title(f"Per-book accuracy: {frame['model'].iloc[0]}")

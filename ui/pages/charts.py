@@ -146,11 +146,20 @@ class ChartsPage(Page):
                colour_by: str | None = None, group_by: str | None = None, exclude_flagged: bool | None = None) -> None:
         """Set several controls at once and draw once (tests and the command line use this too)."""
         self._loading_controls = True
-        for combo, value in ((self.chart, chart), (self.model, model), (self.model_b, model_b),
+        if chart is not None and chart != self.chart_name():
+            index = self.chart.findData(chart)
+            if index < 0:
+                self._loading_controls = False
+                raise UserError(f"'{chart}' is not one of the choices here.")
+            self.chart.setCurrentIndex(index)
+            self._load_controls()  # the choices depend on the chart ("all models" for categories)
+            self._loading_controls = True
+        for combo, value in ((self.model, model), (self.model_b, model_b),
                              (self.colour_by, colour_by), (self.group_by, group_by)):
             if value is not None:
                 index = combo.findData(value)
                 if index < 0:
+                    self._loading_controls = False
                     raise UserError(f"'{value}' is not one of the choices here.")
                 combo.setCurrentIndex(index)
         if exclude_flagged is not None:
