@@ -188,7 +188,8 @@ class LibraryPage(Page):
         (not at every resize; asking the view for it reads every cell of the column again)."""
         metrics, known = self.table.fontMetrics(), self._text_widths
         for column in SIZED_COLUMNS:
-            widths = [known.get(t) or known.setdefault(t, metrics.horizontalAdvance(t)) for t in self.model.column_texts(column)]
+            texts = self.model.column_texts(column)
+            widths = [known.get(t) or known.setdefault(t, metrics.horizontalAdvance(t)) for t in texts]
             self._content_widths[column] = max(widths, default=0) + CELL_MARGIN
 
     def _fit_columns(self) -> None:
