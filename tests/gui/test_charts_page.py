@@ -285,3 +285,13 @@ def test_an_export_to_an_unknown_format_says_so(qtbot, page, tmp_path, messages)
     wait_idle(qtbot, page)
     assert messages["errors"] and "PDF, SVG or PNG" in messages["errors"][0]
     assert not (tmp_path / "chart.jpg").exists()
+
+
+def test_export_is_offered_only_while_the_chart_shows_something(qtbot, page, results):
+    book_ids = [row[0] for row in results.db.execute("SELECT id FROM books").fetchall()]
+    extract_books(results, book_ids, project_settings(results, per_book=500, fast=True))  # every book flagged
+    show(qtbot, page, chart="cloze-accuracy", model="model-a", exclude_flagged=True)
+    assert "Nothing to show" in page.view.message.toPlainText()
+    assert not page.export_button.isEnabled() and not page.table_button.isEnabled()
+    show(qtbot, page, exclude_flagged=False)
+    assert len(page.view.marks) == 4 and page.export_button.isEnabled() and page.table_button.isEnabled()

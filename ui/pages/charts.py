@@ -303,6 +303,8 @@ class ChartsPage(Page):
         if generation != self._generation:
             return  # the controls changed since; a newer drawing is on its way
         self.frame = frame
+        for widget in (self.export_button, self.table_button):  # an export of nothing would only fail
+            widget.setEnabled(not frame.empty)
         if frame.empty:
             self.view.show_message("Nothing to show for these choices (no book has results, or all are left out).")
             return
