@@ -27,16 +27,21 @@ def _application():
 
 
 def wait_until_idle(window, timeout_s: float = 60.0) -> None:
-    """Process events until the window's background work has finished (or the timeout passes)."""
+    """Process events until the window's background work has finished and stayed finished for a moment
+    (one result often starts the next read, and layouts settle over a few rounds), or the timeout passes."""
     import time
 
     from PySide6.QtWidgets import QApplication
 
     deadline = time.monotonic() + timeout_s
+    idle_since = None
     while time.monotonic() < deadline:
         QApplication.processEvents()
-        if not window.ops.busy:
-            QApplication.processEvents()
+        if window.ops.busy:
+            idle_since = None
+        elif idle_since is None:
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since >= 0.25:
             return
         time.sleep(0.02)
 
