@@ -342,3 +342,17 @@ def test_a_failure_to_mark_a_run_running_does_not_leave_it_running_forever(proje
     assert not jobs.is_active(project, run_id)
     report = jobs.run_job(project, run_id, [Unit(0)], lambda units, state: iter([(Unit(0), jobs.Outcome(raw="x"))]))
     assert report.status == "done"
+
+
+def test_a_run_goes_on_when_the_temporary_folder_cannot_hold_its_lock(project, tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the lock folder would go")
+    monkeypatch.setattr("workbench.run_lock.tempfile.gettempdir", lambda: str(blocked))
+    run_id = jobs.create_run(project, "test")
+
+    def process(chunk, state):
+        yield from ((unit, jobs.Outcome(raw="x")) for unit in chunk)
+
+    report = jobs.run_job(project, run_id, [Unit(i) for i in range(3)], process)
+    assert report.status == "done" and jobs.run_counts(project, run_id) == {"ok": 3, "failed": 0}
+    assert not jobs.is_active(project, run_id)

@@ -9,18 +9,24 @@ started a second time (which would pay for every answer twice).
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import tempfile
 from pathlib import Path
 
 from filelock import FileLock, Timeout
+
+log = logging.getLogger(__name__)
 
 #: how long starting a run waits for the lock: long enough to ride out another window's quick look
 START_WAIT_SECONDS = 2.0
 
 
 def _lock_file(project_path: Path, run_id: int) -> Path:
-    folder = Path(tempfile.gettempdir()) / "palimpsest-runs"
-    folder.mkdir(exist_ok=True)
+    # one folder per user: another user's folder in a shared /tmp is not ours to write in
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    folder = Path(tempfile.gettempdir()) / f"palimpsest-runs-{user}"
+    folder.mkdir(mode=0o700, exist_ok=True)
     digest = hashlib.sha256(str(Path(project_path).resolve()).encode("utf-8")).hexdigest()[:24]
     return folder / f"{digest}-run-{run_id}.lock"
 
@@ -33,27 +39,37 @@ class RunLock:
     """Held while this process executes a run; ``acquire`` is False if another process holds it."""
 
     def __init__(self, project_path: Path, run_id: int):
-        self._lock = _lock(project_path, run_id)
+        self.project_path, self.run_id = project_path, run_id
+        self._lock: FileLock | None = None
 
     def acquire(self) -> bool:
         try:
-            self._lock.acquire(timeout=START_WAIT_SECONDS)
+            lock = _lock(self.project_path, self.run_id)
+            lock.acquire(timeout=START_WAIT_SECONDS)
         except Timeout:
             return False
+        except OSError as exc:  # no writable temporary folder: run unguarded rather than not at all
+            log.warning("Could not lock run %s against other programs: %s", self.run_id, exc)
+            return True
+        self._lock = lock
         return True
 
     def release(self) -> None:
-        self._lock.release()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
 
 def held_elsewhere(project_path: Path, run_id: int) -> bool:
     """True while another process executes this run (call it only for runs this process is not running)."""
-    if not _lock_file(project_path, run_id).exists():
-        return False
-    probe = _lock(project_path, run_id)
     try:
+        if not _lock_file(project_path, run_id).exists():
+            return False
+        probe = _lock(project_path, run_id)
         probe.acquire(timeout=0)
     except Timeout:
         return True
+    except OSError:
+        return False  # nothing can be known; starting the run will say if it is locked
     probe.release()
     return False
