@@ -13,9 +13,8 @@ stalled up to 0.6 s while the Results tab computed). Goal: at least 3 times fast
 
 from __future__ import annotations
 
-import os
 
-from benchmarks.common import Timer, line, skipped
+from benchmarks.common import Timer, line, qt_application, skipped
 
 
 def _former_fill_table(table, frame, headers, cells_table):
@@ -47,17 +46,16 @@ def _former_fill_table(table, frame, headers, cells_table):
 
 
 def run(quick: bool):
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        import pandas as pd
-        from PySide6.QtWidgets import QApplication, QTableWidget
-
-        import ui.annotate.results_view as results_view
-        import ui.cells_table as cells_table
-    except ImportError:
+    app = qt_application()
+    if app is None:
         yield skipped("annotate_results_gui_thread", "the GUI extra is not installed")
         return
-    app = QApplication.instance() or QApplication([])
+    import pandas as pd
+    from PySide6.QtWidgets import QTableWidget
+
+    import ui.annotate.results_view as results_view
+    import ui.cells_table as cells_table
+
     rows = 2_000 if quick else 4_000
     labels = ["woman", "man", "non-binary", "unclear"]
     frame = pd.DataFrame({

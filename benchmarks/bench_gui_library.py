@@ -11,11 +11,10 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import Timer, line, skipped
+from benchmarks.common import Timer, line, qt_application, skipped
 
 
 def _old_selected_book_ids(page):
@@ -39,22 +38,19 @@ def _old_reselect(page, book_ids):
 
 
 def run(quick: bool):
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        from PySide6.QtCore import Qt
-        from PySide6.QtWidgets import QApplication
-
-        from ui.background import BackgroundOps
-        from ui.pages.library import LibraryPage
-        from ui.pages.library_model import TITLE
-    except ImportError:
+    app = qt_application()
+    if app is None:
         yield skipped("library_reselect_speedup", "the GUI extra is not installed")
         return
+    from PySide6.QtCore import Qt
+
+    from ui.background import BackgroundOps
+    from ui.pages.library import LibraryPage
+    from ui.pages.library_model import TITLE
     from workbench import Project
     from workbench.corpus.importer import store_book
     from workbench.corpus.sources import draft_from_text
 
-    app = QApplication.instance() or QApplication([])
     count = 200 if quick else 500
     folder = Path(tempfile.mkdtemp(prefix="bench-library-"))
     project = Project.create(folder / "library.palimpsest")

@@ -9,13 +9,12 @@ Goal: at least 4 times shorter, and no step over 150 ms.
 
 from __future__ import annotations
 
-import os
 import random
 import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import line, skipped
+from benchmarks.common import line, qt_application, skipped
 
 
 def _project(folder: Path, decades: list[str], samples: int):
@@ -46,17 +45,14 @@ def _project(folder: Path, decades: list[str], samples: int):
 
 
 def run(quick: bool):
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        from PySide6.QtWidgets import QApplication
-
-        from ui.background import BackgroundOps
-        from ui.pages.rep import RepPage
-        from ui.rep import results_tab
-    except ImportError:
+    app = qt_application()
+    if app is None:
         yield skipped("rep_results_blocking", "the GUI extra is not installed")
         return
-    app = QApplication.instance() or QApplication([])
+    from ui.background import BackgroundOps
+    from ui.pages.rep import RepPage
+    from ui.rep import results_tab
+
     decades = ["1950s", "1960s", "1970s"] if quick else ["1950s", "1960s", "1970s", "1980s", "1990s", "2000s"]
     samples = 20 if quick else 50
     with tempfile.TemporaryDirectory() as folder:

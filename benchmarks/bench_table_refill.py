@@ -8,22 +8,20 @@ faster, and under a second for a few hundred books.
 from __future__ import annotations
 
 import contextlib
-import os
 
-from benchmarks.common import Timer, line, skipped
+from benchmarks.common import Timer, line, qt_application, skipped
 
 
 def run(quick: bool):
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        import pandas as pd
-        from PySide6.QtWidgets import QApplication, QScrollArea, QVBoxLayout, QWidget
-
-        import ui.frame_table as frame_table
-    except ImportError:
+    app = qt_application()
+    if app is None:
         yield skipped("table_refill_speedup", "the GUI extra is not installed")
         return
-    app = QApplication.instance() or QApplication([])
+    import pandas as pd
+    from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+
+    import ui.frame_table as frame_table
+
     rows = 120 if quick else 264
     columns = [frame_table.Column(f"c{i}", f"Column {i}", stretch=(i == 2)) for i in range(9)]
     frame = pd.DataFrame({f"c{i}": [f"book {r} " + "x" * (r % 17) for r in range(rows)] for i in range(9)})

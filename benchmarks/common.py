@@ -24,3 +24,15 @@ class Timer:
 
     def __exit__(self, *exc: Any) -> None:
         self.seconds = time.perf_counter() - self.start
+
+
+def qt_application():
+    """The (offscreen) QApplication for the GUI benchmarks; None when the GUI extra is not installed."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from PySide6.QtWidgets import QApplication
+    except ImportError:
+        return None
+    return QApplication.instance() or QApplication([])
