@@ -33,8 +33,6 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
-from statsmodels.stats.proportion import proportion_confint
 
 from workbench.errors import UserError
 from workbench.probes.rep.classify import (
@@ -100,6 +98,8 @@ def wilson_interval(count, n, confidence: float = CONFIDENCE) -> tuple[np.ndarra
     count = np.asarray(count, dtype=float)
     n = np.asarray(n, dtype=float)
     safe_n = np.where(n > 0, n, 1.0)
+    from statsmodels.stats.proportion import proportion_confint  # imported when used: it takes a second to load
+
     low, high = proportion_confint(count, safe_n, alpha=1 - confidence, method="wilson")
     # exact at the edges (floating point leaves 1e-17 where the bound is 0)
     low = np.where(n > 0, np.where(count == 0, 0.0, low), np.nan)
@@ -152,6 +152,8 @@ def chi_square(table: pd.DataFrame) -> dict:
     if table.shape[0] < 2 or table.shape[1] < 2:
         return {"statistic": np.nan, "dof": np.nan, "p_value": np.nan, "min_expected": np.nan,
                 "note": "needs at least two decades and two categories with completions"}
+    from scipy import stats as scipy_stats  # imported when used: it takes a second to load
+
     result = scipy_stats.chi2_contingency(table.to_numpy())  # Yates' correction when dof is 1 (scipy's default)
     min_expected = float(result.expected_freq.min())
     note = _join("Yates' continuity correction (2 x 2 table)" if int(result.dof) == 1 else "",
@@ -170,6 +172,8 @@ def kruskal_indicators(table: pd.DataFrame, category: str) -> dict:
         return {"statistic": np.nan, "dof": np.nan, "p_value": np.nan, "note": "no labelled completions to compare"}
     if len(groups) < 2:
         return {"statistic": np.nan, "dof": np.nan, "p_value": np.nan, "note": "needs at least two decades"}
+    from scipy import stats as scipy_stats
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
