@@ -222,3 +222,20 @@ def test_the_model_comparison_figure_states_the_p_value_of_the_tables(project, t
     assert frame["wilcoxon_p"].iloc[0] == p_value  # the CSV beside the figure carries it too
     title = render_figure(spec, frame).axes[0].get_title()
     assert f"p = {p_value:.3g}" in title
+
+
+def test_tables_charts_and_decile_sets_rank_tied_books_in_one_order(project, tmp_path):
+    from workbench.probes.cloze.charts import accuracy_frame
+
+    _import(project, tmp_path, "a", [5, 5, 5, 5, 9, 1])  # four books tied at 50%
+    ids = _book_ids(project, 6)
+    for i, title in enumerate(["Zeta", "Yarrow", "Xerxes", "Willow"], start=1):  # titles against id order
+        update_book(project, ids[i], title=title)
+    table = book_accuracy(project, "a")
+    chart = accuracy_frame(project, "a")
+    assert list(table["book_id"]) == list(chart["book_id"])
+    tied = table[table["accuracy"] == 0.5]
+    assert list(tied["book"]) == sorted(tied["book"])  # ties: the title decides, the same way everywhere
+    deciles = decile_sets(project, "a", fraction=0.5)
+    top = deciles[deciles["set"].str.startswith("cloze top")]
+    assert list(top["book_id"]) == list(table["book_id"][: len(top)])

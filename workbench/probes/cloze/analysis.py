@@ -49,6 +49,16 @@ BOOK_COLUMNS = [
 ]
 
 
+def ranked(books: pd.DataFrame, *, by_model: bool = False) -> pd.DataFrame:
+    """Books best first, the one order every table, chart and decile set uses: accuracy, then the lower
+    end of the interval (more evidence first), then the title, then the id."""
+    keys = ["accuracy", "ci_low", "book", "book_id"]
+    ascending = [False, False, True, True]
+    if by_model:
+        keys, ascending = ["model", *keys], [True, *ascending]
+    return books.sort_values(keys, ascending=ascending, kind="stable")
+
+
 def _models_filter(models: str | Sequence[str] | None) -> list[str] | None:
     if models is None:
         return None
@@ -194,7 +204,7 @@ def book_accuracy(
     frame["logprob_n"] = frame["logprob_n"].fillna(0).astype(int)
     if exclude_flagged:
         frame = frame[~frame["flagged"].fillna(False)]  # imported books (no extraction, NA) stay
-    return frame.sort_values(["model", "accuracy", "book"], ascending=[True, False, True]).reset_index(drop=True)[BOOK_COLUMNS]
+    return ranked(frame, by_model=True).reset_index(drop=True)[BOOK_COLUMNS]
 
 
 def model_labels(project: "Project", kinds: Sequence[str] = ANSWER_KINDS) -> list[str]:
@@ -431,11 +441,11 @@ def decile_sets(
         books = books[books["kind"] == ("cloze" if "cloze" in kinds else kinds[0])]
     if len(books) < 2:
         raise UserError(f"'{model}' has results for only one book: top and bottom sets need at least two books.")
-    ranked = books.sort_values(["accuracy", "ci_low", "book_id"], ascending=[False, False, True])
-    k = min(max(1, int(math.ceil(len(ranked) * fraction))), len(ranked) // 2)
-    top, bottom = ranked.head(k), ranked.tail(k).iloc[::-1]
-    rest_top = set(ranked["accuracy"].iloc[k:])
-    rest_bottom = set(ranked["accuracy"].iloc[: len(ranked) - k])
+    order = ranked(books)
+    k = min(max(1, int(math.ceil(len(order) * fraction))), len(order) // 2)
+    top, bottom = order.head(k), order.tail(k).iloc[::-1]
+    rest_top = set(order["accuracy"].iloc[k:])
+    rest_bottom = set(order["accuracy"].iloc[: len(order) - k])
     top = top.assign(tied_at_cut=top["accuracy"].isin(rest_top))
     bottom = bottom.assign(tied_at_cut=bottom["accuracy"].isin(rest_bottom))
     names = (f"cloze top decile: {model}", f"cloze bottom decile: {model}")
@@ -445,11 +455,11 @@ def decile_sets(
         with db.transaction():
             for name, members in zip(names, (top, bottom)):
                 row = db.execute("SELECT id FROM book_sets WHERE name = ?", [name]).fetchone()
-                description = f"{len(members)} of {len(ranked)} books, ranked by name-cloze accuracy of {model}"
+                description = f"{len(members)} of {len(order)} books, ranked by name-cloze accuracy of {model}"
                 tied = int(members["tied_at_cut"].sum())
                 if tied:
                     description += (f"; {tied} book(s) tie at the cut with books left out"
-                                    " (ties broken by the lower CI bound, then book id)")
+                                    " (ties broken by the lower CI bound, then title)")
                 if row is None:
                     set_id = db.execute(
                         "INSERT INTO book_sets (name, description, created_at) VALUES (?, ?, ?)", [name, description, now()]

@@ -80,7 +80,7 @@ def accuracy_frame(project: "Project", model: str | None = None, color_by: str |
         books["group"] = books["group"].fillna(NO_GROUP)
     else:
         books["group"] = NO_GROUP
-    books = books.sort_values(["accuracy", "ci_low", "book_id"], ascending=[False, False, True])
+    books = analysis.ranked(books)
     books.insert(0, "rank", range(1, len(books) + 1))
     columns = ["rank", "model", "kind", "book_id", "book", "year", "accuracy", "ci_low", "ci_high", "ci_method",
                "n", "failed", "flagged", "group"]
