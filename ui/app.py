@@ -46,10 +46,36 @@ def wait_until_idle(window, timeout_s: float = 60.0) -> None:
         time.sleep(0.02)
 
 
+#: shared libraries Qt's X11 window plugin loads on Linux -> the Debian/Ubuntu package that has each
+X11_LIBRARIES = {
+    "xcb-cursor": "libxcb-cursor0", "xcb-icccm": "libxcb-icccm4", "xcb-keysyms": "libxcb-keysyms1",
+    "xcb-image": "libxcb-image0", "xcb-render-util": "libxcb-render-util0", "xcb-shape": "libxcb-shape0",
+    "xcb-randr": "libxcb-randr0", "xcb-xkb": "libxcb-xkb1", "xkbcommon-x11": "libxkbcommon-x11-0",
+}
+
+
+def check_window_libraries() -> None:
+    """Qt ends the whole program, with a message about "platform plugins", when a library its X11 plugin
+    needs is missing; say instead which ones to install."""
+    if (not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM")
+            or os.environ.get("WAYLAND_DISPLAY") or not os.environ.get("DISPLAY")):
+        return
+    import ctypes.util
+
+    missing = [package for library, package in X11_LIBRARIES.items() if ctypes.util.find_library(library) is None]
+    if missing:
+        raise UserError(
+            f"Palimpsest cannot open its window: this computer lacks system libraries that Qt needs to draw "
+            f"windows ({', '.join(missing)}). Install them (on Debian or Ubuntu: sudo apt install "
+            f"{' '.join(missing)}; other systems name them similarly), then start Palimpsest again."
+        )
+
+
 def run_app(project: Path | None = None, page: str | None = None, screenshot: Path | None = None,
             size: str = "1280x800") -> int:
     if screenshot is not None and not os.environ.get("DISPLAY") and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    check_window_libraries()
     app = _application()
     from ui.main_window import MainWindow
 
