@@ -329,5 +329,4 @@ class MainWindow(QMainWindow):
         self.ops.join()
         self.settings.setValue("window/geometry", self.saveGeometry())
         if self.project is not None:
-            self.project.close()
-            self.project = None
+            self._set_project(None)  # pages let go first (a session keeps the time on its open item)

@@ -115,6 +115,22 @@ def test_seconds_on_an_item_cap_idle_stretches(project):
     assert frame["seconds"].tolist() == [340.0, 20.0]
 
 
+def test_time_on_an_item_left_unanswered_counts_when_the_annotator_comes_back(project):
+    _nt_task(project, 3)
+    clock = Clock()
+    session = open_session(project, "nt", "Ann", clock=clock)
+    first = session.current.item_id
+    clock.advance(25)
+    session.pause()  # leaves the session (Esc, closing the window) with the item unanswered
+    clock.advance(900)  # away: not counted
+    again = open_session(project, "nt", "Ann", clock=clock)
+    assert again.current.item_id == first
+    clock.advance(10)
+    again.answer("3 days")
+    assert annotations_frame(project, "nt")["seconds"].tolist() == [35.0]
+    assert again.progress.answered == 1
+
+
 def _sv_task(project, n=8):
     task = create_task(project, "sv", "summary-validity", seed=9)
     add_items(project, task, [NewItem(text=f"Scene {k}.", choices={"true": f"true {k}", "distorted": f"false {k}"})

@@ -331,6 +331,8 @@ class AnnotatePage(Page):
         self.session_view.show_current()
 
     def leave_session(self) -> None:
+        if self.session is not None and not self.session.project.closed:
+            self.session.pause()  # the time spent on an unanswered item counts when the annotator returns
         self.session_view.stop()
         was_blinded = self.blinded
         self.session = None

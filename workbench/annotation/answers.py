@@ -30,6 +30,7 @@ def annotations_frame(project: "Project", task: "Task | str | int", *, answered_
         " a.answered_at, a.updated_at, a.item_id AS item_pk"
         " FROM annotations a JOIN annotators p ON p.id = a.annotator_id JOIN annotation_items i ON i.id = a.item_id"
         " JOIN annotation_tasks t ON t.id = a.task_id WHERE a.task_id = ?"
+        " AND NOT (a.status = 'open' AND a.flagged = 0)"  # only the time kept on an item left unanswered
     )
     if answered_only:
         sql += " AND a.status = 'answered'"

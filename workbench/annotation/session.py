@@ -8,7 +8,8 @@ annotator's own order.
 
 Time on an item is measured from when it is shown; any stretch without activity (``touch``: the GUI calls
 it on every key press or click) counts at most ``idle_cap_seconds``, so a coffee break does not turn into
-a twenty-minute reading time. Time already spent on an item (before an undo or a skip) is added up.
+a twenty-minute reading time. Time already spent on an item (before an undo, a skip, or leaving the
+session with the item unanswered) is added up.
 """
 
 from __future__ import annotations
@@ -205,6 +206,24 @@ class Session:
         if label is None:
             raise UserError(f"'{value}' is not one of this task's labels: {', '.join(self.task.labels)}.")
         return {"value": label, "confidence": confidence}
+
+    def pause(self) -> None:
+        """The annotator leaves before answering the current item: keep the time spent on it, so that it
+        counts when they come back to the item (the item stays open)."""
+        if self._current_id is None:
+            return
+        spent = self.seconds_on_item()
+        db = self.project.db
+        with db.transaction():
+            db.execute(
+                "INSERT INTO annotations (task_id, item_id, annotator_id, status, seconds, seq, updated_at)"
+                " VALUES (?, ?, ?, 'open', ?, 0, ?)"
+                " ON CONFLICT(task_id, item_id, annotator_id) DO UPDATE SET seconds = excluded.seconds,"
+                " updated_at = excluded.updated_at WHERE annotations.status = 'open'",
+                [self.task.id, self._current_id, self.annotator.id, spent, now()],
+            )
+        self._states.setdefault(self._current_id, {"status": "open", "flagged": False, "comment": ""})["seconds"] = spent
+        self._start_timer()
 
     def skip(self) -> None:
         item = self._require_current()
