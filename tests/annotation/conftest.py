@@ -13,6 +13,16 @@ SECRET_TITLE = "Zanzibar Quillfeather Chronicle"
 SECRET_AUTHOR = "Ottoline Vexhammer"
 SECRET_MODEL = "model-Glockenspiel-9"
 
+@pytest.fixture
+def messages(monkeypatch):
+    """Message boxes and questions of the GUI tests: collected (questions answered yes) instead of shown."""
+    seen = []
+    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(message))
+    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen.append(message))
+    monkeypatch.setattr("ui.dialogs.ask", lambda parent, question: True)
+    return seen
+
+
 _PEOPLE = ["Marguerite", "Tobias", "the curate", "old Mrs. Penhallow", "Dr. Ashdown", "her brother", "the carter"]
 _ACTIONS = [
     "crossed the yard and knocked at the kitchen door",

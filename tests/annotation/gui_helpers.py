@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 
 from ui.main_window import MainWindow
 
@@ -34,3 +34,12 @@ def start(qtbot, window: MainWindow, task_name: str, annotator: str):
     assert page.session is not None
     qtbot.waitUntil(lambda: page.screens.currentWidget() is page.session_view)
     return page
+
+
+def key(qtbot, widget, k, modifier=Qt.KeyboardModifier.NoModifier):
+    qtbot.keyClick(widget, k, modifier)
+
+
+def close(qtbot, window, timeout_ms: int = 30_000):
+    qtbot.waitUntil(lambda: not window.ops.busy, timeout=timeout_ms)  # other pages may still be counting words
+    window.close()

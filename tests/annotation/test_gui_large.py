@@ -4,7 +4,7 @@ and adjudicating one disputed item after another."""
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.annotation.gui_helpers import open_window, start
+from tests.annotation.gui_helpers import close, key, open_window, start
 from tests.annotation.helpers import write_csv
 from workbench.annotation.adjudication import adjudications_frame
 from workbench.annotation.annotation_import import import_annotations
@@ -15,15 +15,6 @@ from workbench.project import Project
 
 PASSAGES = 90
 SECRET = "Quillfeather-Hidden-Title"
-
-
-@pytest.fixture
-def messages(monkeypatch):
-    seen = []
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen.append(message))
-    monkeypatch.setattr("ui.dialogs.ask", lambda parent, question: True)
-    return seen
 
 
 @pytest.fixture
@@ -46,15 +37,6 @@ def large_study(tmp_path):
     import_annotations(project, lab, write_csv(tmp_path / "lab.csv", ["annotator", "item_id", "value"], rows))
     project.close()
     return path
-
-
-def key(qtbot, widget, k, modifier=Qt.KeyboardModifier.NoModifier):
-    qtbot.keyClick(widget, k, modifier)
-
-
-def close(qtbot, window):
-    qtbot.waitUntil(lambda: not window.ops.busy, timeout=30_000)
-    window.close()
 
 
 def shown_texts(page) -> str:

@@ -3,20 +3,11 @@
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.annotation.gui_helpers import open_window, start
+from tests.annotation.gui_helpers import close, key, open_window, start
 from workbench.annotation.answers import annotations_frame
 from workbench.annotation.items import NewItem, add_items
 from workbench.annotation.tasks import create_task
 from workbench.project import Project
-
-
-@pytest.fixture
-def messages(monkeypatch):
-    seen = []
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen.append(message))
-    monkeypatch.setattr("ui.dialogs.ask", lambda parent, question: True)
-    return seen
 
 
 @pytest.fixture
@@ -32,15 +23,6 @@ def study(tmp_path):
     add_items(project, lab, [NewItem(text=f"Response {k}") for k in range(2)])
     project.close()
     return path
-
-
-def key(qtbot, widget, k, modifier=Qt.KeyboardModifier.NoModifier):
-    qtbot.keyClick(widget, k, modifier)
-
-
-def close(qtbot, window):
-    qtbot.waitUntil(lambda: not window.ops.busy, timeout=30_000)  # other pages may still be counting words
-    window.close()
 
 
 def answers(path, task):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.annotation.conftest import SECRET_AUTHOR, SECRET_TITLE, add_book, invented_novel
-from tests.annotation.gui_helpers import open_window, start
+from tests.annotation.gui_helpers import close, open_window, start
 from tests.annotation.helpers import write_csv
 from tests.fixtures.fault_proxy import Fault
 from ui.annotate.items_dialog import AddItemsDialog
@@ -51,11 +51,6 @@ def library(tmp_path):
         famous = add_book(project, SECRET_TITLE, SECRET_AUTHOR, invented_novel(1), {"group": "famous"})
         other = add_book(project, "The Lantern Road", "Agnes Merriweather", invented_novel(2), {"group": "obscure"})
     return path, famous, other
-
-
-def close(qtbot, window):
-    qtbot.waitUntil(lambda: not window.ops.busy, timeout=WAIT_MS)
-    window.close()
 
 
 def create_through_dialog(qtbot, page, name, kind="narrative-time", **fields) -> NewTaskDialog:
@@ -124,7 +119,7 @@ def test_a_task_is_created_through_the_dialog_once_its_settings_pass(qtbot, tmp_
     assert row[1] == "labels (woman, man, unclear)" and row[2] == "yes" and row[3] == "0" and row[5] == "30%"
     assert "Add items" in page.tasks_view.status.text()
     qtbot.waitUntil(lambda: not page.findChildren(NewTaskDialog))  # nothing of the dialog stays behind
-    close(qtbot, window)
+    close(qtbot, window, WAIT_MS)
     assert boxes.errors == []
 
 
@@ -182,7 +177,7 @@ def test_passages_from_a_book_then_a_file_then_a_session_on_the_new_task(qtbot, 
     assert page.session_view.progress_label.text() == "1 / 5"
     page.leave_session()
     assert task_rows(page)["nt"][7] == "Ann 1 of 5"
-    close(qtbot, window)
+    close(qtbot, window, WAIT_MS)
     assert boxes.errors[1:] == []
 
 
@@ -201,7 +196,7 @@ def test_deleting_a_task_asks_first(qtbot, tmp_path, library, boxes):
     assert [t.name for t in list_tasks(page.project)] == ["keep me"]
     assert list(task_rows(page)) == ["keep me"] and page.task_combo.currentText() == "keep me"
     assert page.tasks_view.status.text() == "Deleted the task 'pilot'."
-    close(qtbot, window)
+    close(qtbot, window, WAIT_MS)
 
 
 # ---------------------------------------------------------------------------------------------- summary validity
@@ -250,7 +245,7 @@ def test_summaries_by_a_local_model_made_from_the_page(qtbot, tmp_path, scene_li
     dialog.reject()
     page = start(qtbot, window, "sv", "Ann")
     assert page.session.progress.total == 2
-    close(qtbot, window)
+    close(qtbot, window, WAIT_MS)
     assert boxes.errors == []
 
 
@@ -294,7 +289,7 @@ def test_a_paid_api_asks_with_a_cost_estimate_and_failed_summaries_are_retried(q
                                     "1 item ready to annotate.")
     assert responses_frame(dialog.project, report.summary_run)["status"].tolist() == ["ok"]
     assert not dialog.retry_button.isEnabled()
-    close(qtbot, window)
+    close(qtbot, window, WAIT_MS)
     assert boxes.errors == []
 
 
@@ -315,7 +310,7 @@ def test_cancelling_summaries_keeps_what_was_done(qtbot, tmp_path, scene_library
     assert "Stopped at your request" in dialog.result.text()
     assert dialog.project.db.execute("SELECT status FROM runs WHERE kind = 'summary'").fetchone()[0] == "cancelled"
     fault_proxy.always(None)
-    close(qtbot, window)
+    close(qtbot, window, WAIT_MS)
 
 
 def test_save_as_with_a_task_chosen_moves_the_page_to_the_copy(qtbot, tmp_path, library, boxes, monkeypatch):
@@ -328,5 +323,5 @@ def test_save_as_with_a_task_chosen_moves_the_page_to_the_copy(qtbot, tmp_path, 
     window.save_as_dialog()
     assert page.project is window.project and page.project.path == target
     assert page.task_combo.currentText() == "pilot" and list(task_rows(page)) == ["pilot"]
-    close(qtbot, window)
+    close(qtbot, window, WAIT_MS)
     assert boxes.errors == []
