@@ -5,6 +5,30 @@ import pytest
 from workbench.corpus.importer import store_book
 from workbench.corpus.sources import BookDraft
 
+@pytest.fixture
+def messages(monkeypatch):
+    """Error and information boxes of the GUI tests, collected instead of shown."""
+    seen = []
+    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(message))
+    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen.append(message))
+    return seen
+
+
+@pytest.fixture
+def page(qtbot, messages):
+    """The Bias (REP) page, shown at a laptop's size."""
+    from ui.background import BackgroundOps
+    from ui.pages.rep import RepPage
+
+    ops = BackgroundOps()
+    page = RepPage(ops)
+    qtbot.addWidget(page)
+    page.resize(1280, 800)
+    page.show()
+    yield page
+    ops.join()
+
+
 FIFTIES_A = """\
 Harriet Quill left Bellhaven on the morning train. She had a letter for Mr. Osgood Pell at the Marlow
 Institute in Chicago, and she meant to deliver it before the offices closed for the weekend.

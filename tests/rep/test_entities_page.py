@@ -8,8 +8,6 @@ from PySide6.QtTest import QTest
 from scipy.stats import mannwhitneyu
 
 from tests.rep.helpers import external_model, store_run
-from ui.background import BackgroundOps
-from ui.pages.rep import RepPage
 from workbench import jobs
 from workbench.models.base import GenerationParams
 from workbench.probes.rep.entities import EEP_KIND
@@ -17,25 +15,6 @@ from workbench.probes.rep.run import run_config
 from workbench.probes.rep.sets import get_set
 
 WAIT_MS = 120_000
-
-
-@pytest.fixture
-def messages(monkeypatch):
-    seen = []
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen.append(message))
-    return seen
-
-
-@pytest.fixture
-def page(qtbot, messages):
-    ops = BackgroundOps()
-    page = RepPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1280, 800)
-    page.show()
-    yield page
-    ops.join()
 
 
 def open_tab(qtbot, page, project):

@@ -7,21 +7,11 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 
 from tests.rep.helpers import external_model, store_rep_run
-from ui.background import BackgroundOps
-from ui.pages.rep import RepPage
 from workbench import jobs
 from workbench.probes.rep.sets import get_set
 
 WAIT_MS = 60_000
 WORDS = [" a woman", " a man", " the neighbour"]
-
-
-@pytest.fixture
-def messages(monkeypatch):
-    seen = []
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen.append(message))
-    return seen
 
 
 @pytest.fixture
@@ -33,17 +23,6 @@ def results(project):
         completions = {(r.key, s): rng.choices(WORDS, weights)[0] for r in gender.parsed.roles for s in range(10)}
         store_rep_run(project, f"m{decade}", gender, completions, samples=10)
     return project
-
-
-@pytest.fixture
-def page(qtbot, messages):
-    ops = BackgroundOps()
-    page = RepPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1200, 760)
-    page.show()
-    yield page
-    ops.join()
 
 
 def open_project(qtbot, page, project):

@@ -9,8 +9,6 @@ import pandas as pd
 import pytest
 
 from tests.rep.helpers import external_model, store_judge_run, store_rep_run
-from ui.background import BackgroundOps
-from ui.pages.rep import RepPage
 from ui.rep import results_tab as results_module
 from ui.rep import views
 from workbench.probes.rep import stats
@@ -53,15 +51,10 @@ def capsules(project):
 
 
 @pytest.fixture
-def page(qtbot, monkeypatch):
+def messages(monkeypatch):
+    """Here an error box fails the test at once (the page fixture of conftest asks for this)."""
     monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": pytest.fail(message))
-    ops = BackgroundOps()
-    page = RepPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1280, 800)
-    page.show()
-    yield page
-    ops.join()
+    return []
 
 
 def settle(qtbot, page):
