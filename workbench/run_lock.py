@@ -8,6 +8,7 @@ started a second time (which would pay for every answer twice).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -22,11 +23,17 @@ log = logging.getLogger(__name__)
 START_WAIT_SECONDS = 2.0
 
 
-def _lock_file(project_path: Path, run_id: int) -> Path:
+@functools.lru_cache(maxsize=4)
+def _folder(temporary: str) -> Path:
     # one folder per user: another user's folder in a shared /tmp is not ours to write in
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    folder = Path(tempfile.gettempdir()) / f"palimpsest-runs-{user}"
+    folder = Path(temporary) / f"palimpsest-runs-{user}"
     folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+def _lock_file(project_path: Path, run_id: int) -> Path:
+    folder = _folder(tempfile.gettempdir())  # made once, not at every look at a run
     digest = hashlib.sha256(str(Path(project_path).resolve()).encode("utf-8")).hexdigest()[:24]
     return folder / f"{digest}-run-{run_id}.lock"
 
