@@ -26,7 +26,7 @@ def test_work_runs_off_the_gui_thread_and_reports_on_it(qtbot):
         seen["progress_threads"].add(QThread.currentThread() is main_thread)
 
     results = []
-    op = ops.run(work, label="Testing", on_done=results.append, on_progress=on_progress,
+    ops.run(work, label="Testing", on_done=results.append, on_progress=on_progress,
                  on_partial=seen["partials"].append)
     qtbot.waitUntil(lambda: results == ["finished"], timeout=5000)
     assert seen["work_thread"] != threading.get_ident()

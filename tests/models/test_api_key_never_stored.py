@@ -3,7 +3,6 @@ its bytes must appear nowhere (project file and its WAL, exports, log records, m
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 

@@ -1,6 +1,5 @@
 """``db.transaction()`` makes a group of writes all-or-nothing (a bare ``with db.conn:`` would not)."""
 
-import os
 import subprocess
 import sys
 

@@ -80,7 +80,7 @@ def progress_state(label: str = "", stream=None, *, line_every: float = 10.0) ->
         bar = "#" * filled + "-" * (width - filled)
         stream.write(f"\r{label} [{bar}] {p.done}/{p.total}{failed}{_format_eta(p.eta_seconds)}   ")
         if finished:
-            stream.write(f"\n")
+            stream.write("\n")
         stream.flush()
 
     state = TaskState(on_progress=draw, min_interval=0.2)

@@ -19,7 +19,7 @@ import json
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any, Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
