@@ -54,7 +54,7 @@ def run(quick: bool):
     from PySide6.QtWidgets import QTableWidget
 
     import ui.annotate.results_view as results_view
-    import ui.cells_table as cells_table
+    import ui.widgets.cells_table as cells_table
 
     rows = 2_000 if quick else 4_000
     labels = ["woman", "man", "non-binary", "unclear"]

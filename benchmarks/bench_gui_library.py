@@ -18,7 +18,7 @@ from benchmarks.common import Timer, line, qt_application, skipped
 
 
 def _old_selected_book_ids(page):
-    from ui.pages.library_model import BOOK_ID_ROLE
+    from ui.library.books_model import BOOK_ID_ROLE
 
     rows = page.table.selectionModel().selectedRows()
     return [page.proxy.data(index, BOOK_ID_ROLE) for index in sorted(rows, key=lambda i: i.row())]
@@ -45,8 +45,8 @@ def run(quick: bool):
     from PySide6.QtCore import Qt
 
     from ui.background import BackgroundOps
-    from ui.pages.library import LibraryPage
-    from ui.pages.library_model import TITLE
+    from ui.library.page import LibraryPage
+    from ui.library.books_model import TITLE
     from workbench import Project
     from workbench.corpus.importer import store_book
     from workbench.corpus.sources import draft_from_text

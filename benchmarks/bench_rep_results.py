@@ -50,7 +50,7 @@ def run(quick: bool):
         yield skipped("rep_results_blocking", "the GUI extra is not installed")
         return
     from ui.background import BackgroundOps
-    from ui.pages.rep import RepPage
+    from ui.rep.page import RepPage
     from ui.rep import results_tab
 
     decades = ["1950s", "1960s", "1970s"] if quick else ["1950s", "1960s", "1970s", "1980s", "1990s", "2000s"]

@@ -1,6 +1,6 @@
 """Refreshing a results table that is already full: the Probes page reloads per-book accuracy after each
 batch of answers, so a slow refill freezes the window while a run goes on. Measured side by side on the
-same table in a scrolling page: refilling with ``ui.table_filling.filling`` (columns measured once) and
+same table in a scrolling page: refilling with ``ui.widgets.table_filling.filling`` (columns measured once) and
 without it (Qt re-measures a content-sized column after every cell: quadratic). Goal: at least 10 times
 faster, and under a second for a few hundred books.
 """
@@ -20,7 +20,7 @@ def run(quick: bool):
     import pandas as pd
     from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
-    import ui.frame_table as frame_table
+    import ui.widgets.frame_table as frame_table
 
     rows = 120 if quick else 264
     columns = [frame_table.Column(f"c{i}", f"Column {i}", stretch=(i == 2)) for i in range(9)]

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from workbench.errors import CancelledError, UserError
-from workbench.tasks import Progress, TaskState
+from workbench.progress import Progress, TaskState
 
 log = logging.getLogger(__name__)
 

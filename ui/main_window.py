@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.background import BackgroundOps
-from ui.pages import PAGES
-from ui.pages.base import Page
+from ui.widgets.page import Page
 from ui.welcome import WelcomePanel
+from workbench import registry
 from workbench.errors import UserError
 from workbench.project import SUFFIX, Project
 
@@ -70,8 +70,9 @@ class MainWindow(QMainWindow):
         self.nav.setFixedWidth(NAV_WIDTH)
         self.nav.setStyleSheet(NAV_STYLE)
         self.stack = QStackedWidget()
-        for key, title, spec in PAGES:
-            page = load_page_class(spec)(self.ops, self)
+        for spec in registry.pages():
+            key, title = spec.key, spec.title
+            page = load_page_class(spec.widget)(self.ops, self)
             page.key, page.title = key, title
             page.blinded_changed.connect(self._apply_blinding)
             self.pages[key] = page
@@ -124,7 +125,8 @@ class MainWindow(QMainWindow):
         # every page one key away (Ctrl+1 … Ctrl+7), listed in the Go menu and on the navigation bar
         self.go_menu = self.menuBar().addMenu("&Go")
         self.go_actions: dict[str, QAction] = {}
-        for number, (key, title, _spec) in enumerate(PAGES, start=1):
+        for number, (key, page) in enumerate(self.pages.items(), start=1):
+            title = page.title
             shortcut = QKeySequence(f"Ctrl+{number}") if number <= 9 else None
             action = self._action(self.go_menu, title, lambda _=False, k=key: self._go(k), shortcut)
             self.go_actions[key] = action

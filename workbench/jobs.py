@@ -17,7 +17,6 @@ that processes a chunk of them, yielding one ``Outcome`` per unit as soon as it 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import threading
 import time
@@ -27,13 +26,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 import pandas as pd
 
 from workbench import __version__
-from workbench import run_lock
+from workbench import registry, run_lock
 from workbench.errors import CancelledError, UserError
 from workbench.project import now
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
+from workbench.registry import PageSpec, Part
 
 if TYPE_CHECKING:
     from workbench.project import Project
+
+PART = Part("jobs", pages=(PageSpec("jobs", "Jobs", "ui.jobs.page:JobsPage"),))
 
 
 @dataclass(frozen=True, order=True)
@@ -382,14 +384,6 @@ def iter_chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 #: what the run row recorded, then calls ``run_job``. Probes register one per run kind.
 Resumer = Callable[["Project", int, TaskState, bool], JobReport]
 
-#: Modules that register resumers when imported (append yours), so that ``resume_run`` finds them
-#: even when the probe's own page or command has not been used in this session.
-RESUMER_MODULES: list[str] = [
-    "workbench.probes.cloze.run",
-    "workbench.probes.rep.resume",
-    "workbench.probes.summaries",
-]
-
 _RESUMERS: dict[str, Resumer] = {}
 
 
@@ -401,11 +395,9 @@ def register_resumer(kind: str, fn: Resumer) -> Resumer:
 
 def _resumer(kind: str) -> Resumer | None:
     if kind not in _RESUMERS:
-        for module in RESUMER_MODULES:
-            try:
-                importlib.import_module(module)
-            except ImportError:  # an optional part not installed: its runs cannot be resumed here
-                continue
+        # Every part's resumers, so that a run is found even when its probe's page or command has not been
+        # used in this session; an optional part that is not installed cannot resume its runs here.
+        registry.load("resumers", skip_missing=True)
     return _RESUMERS.get(kind)
 
 

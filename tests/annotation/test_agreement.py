@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.annotation.helpers import task_with_answers
+from tests.fixtures.by_hand import fleiss_by_hand, kappa_by_hand, wilson_by_hand
+
+from tests.fixtures.annotation_data import task_with_answers
 from workbench.annotation.agreement import agreement_table
 
 
@@ -22,33 +24,6 @@ def alpha_by_hand(units, distance):
     values = [v for u in units for v in u]
     expected = sum(distance(a, b) for i, a in enumerate(values) for j, b in enumerate(values) if i != j) / (n * (n - 1))
     return 1 - observed / expected
-
-
-def kappa_by_hand(a, b):
-    n = len(a)
-    observed = sum(x == y for x, y in zip(a, b)) / n
-    categories = set(a) | set(b)
-    expected = sum((a.count(c) / n) * (b.count(c) / n) for c in categories)
-    return (observed - expected) / (1 - expected)
-
-
-def fleiss_by_hand(table):
-    """``table``: items x raters of category names; the classic formula."""
-    categories = sorted({c for row in table for c in row})
-    n_raters = len(table[0])
-    counts = [[row.count(c) for c in categories] for row in table]
-    p_i = [(sum(x * x for x in row) - n_raters) / (n_raters * (n_raters - 1)) for row in counts]
-    p_bar = sum(p_i) / len(table)
-    p_j = [sum(row[j] for row in counts) / (len(table) * n_raters) for j in range(len(categories))]
-    p_e = sum(p * p for p in p_j)
-    return (p_bar - p_e) / (1 - p_e)
-
-
-def wilson_by_hand(k, n, z=1.959963984540054):
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def stat(table, name):

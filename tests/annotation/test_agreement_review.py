@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.annotation.helpers import write_csv
-from tests.annotation.test_agreement import kappa_by_hand, wilson_by_hand
+from tests.fixtures.annotation_data import write_csv
+from tests.fixtures.by_hand import kappa_by_hand, wilson_by_hand
 from workbench.annotation.agreement import cohen
 from workbench.annotation.annotation_import import import_annotations
 from workbench.annotation.labelling import compare_with_reference, create_label_task

@@ -4,8 +4,8 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from tests.annotation.conftest import add_book, invented_novel
-from tests.annotation.helpers import write_csv
+from tests.fixtures.annotation_data import add_book, invented_novel
+from tests.fixtures.annotation_data import write_csv
 from workbench.cli import main
 from workbench.project import Project
 

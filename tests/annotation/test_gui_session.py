@@ -3,7 +3,7 @@
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.annotation.gui_helpers import close, key, open_window, start
+from tests.fixtures.annotation_gui import close, key, open_window, start
 from workbench.annotation.answers import annotations_frame
 from workbench.annotation.items import NewItem, add_items
 from workbench.annotation.tasks import create_task
@@ -136,7 +136,7 @@ def test_label_session_with_digit_keys(qtbot, tmp_path, study, messages):
 
 def test_results_tab_shows_agreement_and_saves_an_adjudication(qtbot, tmp_path, study, messages):
     with Project.open(study) as project:
-        from tests.annotation.helpers import write_csv
+        from tests.fixtures.annotation_data import write_csv
         from workbench.annotation.annotation_import import import_annotations
         from workbench.annotation.items import list_items
 
@@ -191,7 +191,7 @@ def test_a_task_without_items_says_what_to_do_and_cannot_be_started(qtbot, tmp_p
 
 def test_agreement_reads_plainly_and_is_there_again_after_visiting_another_page(qtbot, tmp_path, study, messages):
     with Project.open(study) as project:
-        from tests.annotation.helpers import write_csv
+        from tests.fixtures.annotation_data import write_csv
         from workbench.annotation.annotation_import import import_annotations
         from workbench.annotation.items import list_items
 

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.annotation.helpers import write_csv
+from tests.fixtures.annotation_data import write_csv
 from workbench.annotation.annotation_import import import_annotations
 from workbench.annotation.annotators import list_annotators
 from workbench.annotation.answers import annotations_frame

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.annotation.helpers import write_csv
+from tests.fixtures.annotation_data import write_csv
 from workbench.annotation.adjudication import adjudicate
 from workbench.annotation.annotation_import import import_annotations
 from workbench.annotation.labelling import compare_with_reference, consensus_labels, create_label_task, human_labels

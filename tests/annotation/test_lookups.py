@@ -54,7 +54,7 @@ def test_an_adjudication_finds_its_item_by_key_in_its_own_task_only(project):
 
 
 def test_disputed_items_are_the_ones_apart_with_every_annotators_answer(project, tmp_path):
-    from tests.annotation.helpers import task_with_answers
+    from tests.fixtures.annotation_data import task_with_answers
     from workbench.annotation.adjudication import disagreements
 
     nt = task_with_answers(project, tmp_path, "narrative-time", {

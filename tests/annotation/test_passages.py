@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from tests.annotation.conftest import SECRET_AUTHOR, SECRET_TITLE, add_book, invented_novel
+from tests.fixtures.annotation_data import SECRET_AUTHOR, SECRET_TITLE, add_book, invented_novel
 from workbench.annotation.items import add_book_passages, add_book_scenes, is_ready, list_items
 from workbench.annotation.passages import char_count, prose_runs, sample_windows, tidy, windows, word_count
 from workbench.annotation.tasks import create_task

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from tests.annotation.conftest import add_book, invented_novel
+from tests.fixtures.annotation_data import add_book, invented_novel
 from tests.fixtures.fault_proxy import Fault
 from workbench.annotation.items import list_items
 from workbench.annotation.session import open_session
@@ -10,7 +10,7 @@ from workbench.annotation.tasks import create_task
 from workbench.errors import UserError
 from workbench.jobs import responses_frame
 from workbench.models.base import GenerationParams
-from workbench.probes.summaries import MARKER, FormatError, parse_distorted, parse_marked, summarize_task
+from workbench.probes.summaries.runs import MARKER, FormatError, parse_distorted, parse_marked, summarize_task
 
 SMALL = dict(chars=200, context_chars=40, summary_params=GenerationParams(max_tokens=16),
              distort_params=GenerationParams(temperature=0.7, max_tokens=16))
@@ -144,7 +144,7 @@ def test_server_errors_are_retried_like_format_errors(project, scene_book, fault
 def test_a_cancelled_generation_is_continued_through_the_shared_resume(project, scene_book, tiny_causal_dir):
     from workbench.jobs import get_run, resume_run
     from workbench.models.registry import ModelSpec, add_model, open_backend
-    from workbench.tasks import TaskState
+    from workbench.progress import TaskState
 
     spec = add_model(project, ModelSpec(label="tiny-base", backend="hf", ref=str(tiny_causal_dir)))
     task = create_task(project, "sv", "summary-validity", seed=4)

@@ -17,41 +17,9 @@ from workbench.probes.cloze.analysis import (
     model_labels,
     year_correlation,
 )
-from workbench.probes.cloze.gpt4books import external_model, import_gpt4books
+from tests.fixtures.cloze_texts import BOOKS, PASSAGES
+from workbench.probes.cloze.gpt4books import external_model
 from workbench.probes.cloze.score import wilson_interval
-
-BOOKS = 10
-PASSAGES = 10
-
-
-def _rows(book: int, right: int):
-    rows = []
-    for k in range(PASSAGES):
-        gold = f"Name{book}x{k}"
-        answer = gold if k < right else "Nobody"
-        rows.append(f"<name>{answer}</name>\t{answer}\t{gold}\tScene {k} of book {book}: [MASK] waited.\n")
-    return "".join(rows)
-
-
-@pytest.fixture
-def results(tmp_path, project):
-    """Model 'alpha' gets book i right i times out of 10 (books 1..10); 'beta' only knows book 10."""
-    for model, right in (("alpha", lambda i: i), ("beta", lambda i: 10 if i == 10 else 0)):
-        folder = tmp_path / model
-        folder.mkdir()
-        paths = []
-        for i in range(1, BOOKS + 1):
-            path = folder / f"b{i:02d}.tsv"
-            path.write_text(_rows(i, right(i)), encoding="utf-8")
-            paths.append(path)
-        import_gpt4books(project, paths, model)
-    ids = {f"b{i:02d}": project.db.execute("SELECT id FROM books WHERE external_id = ?", [f"b{i:02d}"]).fetchone()[0]
-           for i in range(1, BOOKS + 1)}
-    for i in range(1, BOOKS + 1):
-        update_book(project, ids[f"b{i:02d}"], year=1800 + 10 * i, title=f"Book {i:02d}")
-        set_tags(project, ids[f"b{i:02d}"], {"genre": "gothic" if i <= 5 else "realist"})
-    return project, ids
-
 
 def test_per_book_accuracy_with_wilson_intervals(results):
     project, ids = results

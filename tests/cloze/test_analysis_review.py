@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.cloze.test_analysis import _rows, results  # noqa: F401 - the fixture
+from tests.fixtures.cloze_texts import gpt4books_rows
 from workbench.corpus.library import set_tags, update_book
 from workbench.errors import UserError
 from workbench.jobs import Outcome, Unit, create_run, run_job
@@ -38,7 +38,7 @@ def _import(project, tmp_path, model, rights, passages=10):
     paths = []
     for i, right in enumerate(rights, start=1):
         path = folder / f"b{i:02d}.tsv"
-        path.write_text(_rows(i, right), encoding="utf-8")
+        path.write_text(gpt4books_rows(i, right), encoding="utf-8")
         paths.append(path)
     import_gpt4books(project, paths, model)
 
@@ -182,7 +182,7 @@ def test_one_book_makes_no_top_and_bottom_sets(project, tmp_path):
 # ---------------------------------------------------------------------------------------------- chart notes
 def test_chart_notes_state_what_was_left_out_and_how_p_was_computed(project, tmp_path):
     from workbench.export.registry import chart
-    from workbench.probes.cloze_chart_notes import chart_note
+    from workbench.probes.cloze.chart_notes import chart_note
 
     _import(project, tmp_path, "a", [9, 7, 8, 6, 10, 5])
     _import(project, tmp_path, "b", [1, 4, 3, 8, 2, 5])
@@ -198,7 +198,7 @@ def test_chart_notes_state_what_was_left_out_and_how_p_was_computed(project, tmp
 
 def test_the_accuracy_note_warns_of_zero_width_bootstrap_intervals(project, tmp_path):
     from workbench.export.registry import chart
-    from workbench.probes.cloze_chart_notes import chart_note
+    from workbench.probes.cloze.chart_notes import chart_note
 
     _import(project, tmp_path, "a", [10, 7, 0])
     frame = chart("cloze-accuracy").frame(project, model="a", ci="bootstrap")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.cloze.texts import novel
+from tests.fixtures.cloze_texts import novel
 from workbench.corpus.library import book_text
 from workbench.errors import CancelledError, UserError
 from workbench.jobs import Outcome, Unit, create_run, run_job
@@ -14,7 +14,7 @@ from workbench.probes.cloze import MASK
 from workbench.probes.cloze.extract import blocks, extract_books, paragraphs, sample_passages
 from workbench.probes.cloze.passages import extractions_frame, passages_frame, select_passage_ids
 from workbench.probes.cloze.rules import ExtractionSettings
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 
 def test_paragraphs_and_blocks_cover_the_text_in_order():

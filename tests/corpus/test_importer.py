@@ -10,7 +10,7 @@ from workbench.corpus.importer import import_paths
 from workbench.corpus.library import book_text, list_books
 from workbench.corpus.stats import count_words
 from workbench.errors import UserError
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 
 def stored_rows(project):

@@ -7,14 +7,14 @@ import pytest
 import workbench.models.registry as registry
 from tests.fixtures.fault_proxy import Fault
 from ui.background import BackgroundOps
-from ui.pages.jobs import JobsPage
-from workbench.tasks import describe_duration as format_eta
+from ui.jobs.page import JobsPage
+from workbench.progress import describe_duration as format_eta
 from workbench import jobs
 from workbench.models import prices
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
 from workbench.models.registry import ModelSpec
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 KIND = "gui-test"
 
@@ -199,7 +199,7 @@ def test_runs_are_named_in_plain_words(page, project):
 
 
 def test_failures_that_differ_only_in_numbers_are_counted_together():
-    from ui.failures import group_failures
+    from ui.widgets.failures import group_failures
 
     reasons = [("The prompt is 598 tokens; the model reads 512.", 9), ("The prompt is 604 tokens; the model reads 512.", 7),
                ("The server failed (HTTP 500).", 3)]

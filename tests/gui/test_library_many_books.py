@@ -10,8 +10,8 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 
 from tests.fixtures.books import novel_text
 from ui.background import BackgroundOps
-from ui.pages.library import LibraryPage
-from ui.pages.library_model import AUTHOR, TITLE, WORDS, YEAR
+from ui.library.page import LibraryPage
+from ui.library.books_model import AUTHOR, TITLE, WORDS, YEAR
 from workbench.corpus.library import list_books, set_tags, update_book
 from workbench.corpus.sources import draft_from_text
 from workbench.corpus.importer import store_book

@@ -3,7 +3,7 @@
 from PySide6.QtCore import QSettings
 
 from ui.main_window import MainWindow
-from ui.pages import PAGES
+from workbench import registry
 from workbench.project import Project
 
 
@@ -17,8 +17,9 @@ def make_window(qtbot, tmp_path):
 def test_every_listed_page_is_in_the_navigation(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     titles = [window.nav.item(i).text() for i in range(window.nav.count())]
-    assert titles == [title for _, title, _ in PAGES]
-    for key, _, _ in PAGES:
+    assert titles == [page.title for page in registry.pages()]
+    assert titles[:3] == ["Library", "Models", "Probes"]
+    for key in (page.key for page in registry.pages()):
         assert window.show_page(key) is window.current_page()
     window.shutdown()
 
@@ -117,7 +118,7 @@ def test_every_page_is_one_key_away_once_a_project_is_open(qtbot, tmp_path):
 def test_a_dialog_opens_no_larger_than_the_screen(qtbot):
     from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout
 
-    from ui.screen_fit import SCREEN_SHARE, resize_to_fit
+    from ui.widgets.screen_fit import SCREEN_SHARE, resize_to_fit
 
     dialog = QDialog()
     qtbot.addWidget(dialog)

@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QApplication
 import workbench.models.registry as registry
 from tests.fixtures.servers import free_port
 from ui.background import BackgroundOps
-from ui.pages.model_dialog import KEY_ENV, ModelDialog
-from ui.pages.models import ModelsPage
+from ui.models.model_dialog import KEY_ENV, ModelDialog
+from ui.models.page import ModelsPage
 from workbench import jobs
 from workbench.models import prices
 from workbench.models.base import GenerationParams, prompt_request

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.fixtures.fault_proxy import Fault
-from tests.gui.cloze_fixtures import SHORT_TEMPLATE, write_book, write_gpt4books
+from tests.fixtures.cloze_books import SHORT_TEMPLATE, write_book, write_gpt4books
 from ui.background import BackgroundOps
-from ui.pages.probes import ProbesPage
+from ui.probes.page import ProbesPage
 from ui.probes.books_chooser import BOOK, FLAG, IMPORTED, PASSAGES
 from workbench.corpus.importer import import_paths
 from workbench.corpus.library import set_tags

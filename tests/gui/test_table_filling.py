@@ -3,7 +3,7 @@ is as it was, and the table repaints again."""
 
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 
-from ui.table_filling import filling
+from ui.widgets.table_filling import filling
 
 CONTENTS, STRETCH = QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch
 

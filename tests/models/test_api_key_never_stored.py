@@ -186,7 +186,7 @@ def test_the_models_page_never_shows_the_key(qtbot, project, fault_proxy, monkey
     from PySide6.QtWidgets import QWidget
 
     from ui.background import BackgroundOps
-    from ui.pages.models import ModelsPage
+    from ui.models.page import ModelsPage
 
     monkeypatch.setenv(VARIABLE, KEY)
     registry.add_model(project, registry.ModelSpec(

@@ -16,7 +16,7 @@ from workbench.cli.common import progress_state
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
 from workbench.project import Project
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 
 def palimpsest(*argv: str) -> int:

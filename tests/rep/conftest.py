@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.fixtures.rep_data import FIFTIES_A, FIFTIES_B, NINETIES
 from workbench.corpus.importer import store_book
 from workbench.corpus.sources import BookDraft
 
@@ -18,7 +19,7 @@ def messages(monkeypatch):
 def page(qtbot, messages):
     """The Bias (REP) page, shown at a laptop's size."""
     from ui.background import BackgroundOps
-    from ui.pages.rep import RepPage
+    from ui.rep.page import RepPage
 
     ops = BackgroundOps()
     page = RepPage(ops)
@@ -29,34 +30,6 @@ def page(qtbot, messages):
     ops.join()
 
 
-FIFTIES_A = """\
-Harriet Quill left Bellhaven on the morning train. She had a letter for Mr. Osgood Pell at the Marlow
-Institute in Chicago, and she meant to deliver it before the offices closed for the weekend.
-
-The conductor, a tired man named Walter Brisk, punched her ticket twice. Outside, the fields of Ohio
-went by in long brown stripes. Harriet read the letter again. It was signed by her uncle, Judge Amos Quill.
-
-In Chicago the wind came off Lake Michigan like a slammed door. She found the Marlow Institute on
-Wabash Avenue, between a pawnshop and a church. A clerk told her that Mr. Pell had gone to New York.
-"""
-
-FIFTIES_B = """\
-The summer the carnival came to Fairmont, Eddie Rourke was twelve years old and certain he would run
-away with it. His mother worked at the Woolworth store on Main Street. His father drove a truck for
-the Dalton Dairy and came home smelling of sour milk.
-
-The carnival belonged to a Hungarian named Laszlo Varga, who wore a white suit and never smiled. Eddie
-watched him count money behind the Ferris wheel every night. On the last night Laszlo caught him
-watching, and instead of shouting he handed Eddie a silver dollar and told him to go home to Fairmont.
-"""
-
-NINETIES = """\
-Dana Whitlock opened her laptop in the back of the Blue Heron Cafe in Seattle and checked her email.
-Nothing from Microsoft, nothing from the recruiter, and three messages from her brother Kyle in Austin.
-
-Kyle wanted money again. He always wanted money, ever since the band broke up and the record label in
-Los Angeles stopped returning his calls. Dana closed the laptop and watched the rain on Pike Street.
-"""
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pandas as pd
 import pytest
 
-from tests.rep.helpers import external_model, store_judge_run, store_rep_run
+from tests.fixtures.rep_data import external_model, store_judge_run, store_rep_run
 from workbench.errors import UserError
 from workbench.export.registry import chart, charts, export_chart, tables
 from workbench.probes.rep.charts import decade_shares_frame, heatmap_frame, resolve_role, trends_frame

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy.stats import mannwhitneyu
 
-from tests.rep.helpers import external_model, store_run
+from tests.fixtures.rep_data import external_model, store_run
 from workbench import jobs
 from workbench.models.base import GenerationParams
 from workbench.probes.rep.entities import (

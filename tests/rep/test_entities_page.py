@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from scipy.stats import mannwhitneyu
 
-from tests.rep.helpers import external_model, store_run
+from tests.fixtures.rep_data import external_model, store_run
 from workbench import jobs
 from workbench.models.base import GenerationParams
 from workbench.probes.rep.entities import EEP_KIND

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.rep.conftest import FIFTIES_A, FIFTIES_B
+from tests.fixtures.rep_data import FIFTIES_A, FIFTIES_B
 from workbench.errors import UserError
 from workbench.probes.rep.finetune import FinetuneSettings, export_finetune, passages, split_passage
 

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 
-from tests.rep.helpers import external_model, store_rep_run
+from tests.fixtures.rep_data import external_model, store_rep_run
 from workbench import jobs
 from workbench.probes.rep.sets import get_set
 

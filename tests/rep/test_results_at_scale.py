@@ -8,7 +8,7 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from tests.rep.helpers import external_model, store_judge_run, store_rep_run
+from tests.fixtures.rep_data import external_model, store_judge_run, store_rep_run
 from ui.rep import results_tab as results_module
 from ui.rep import views
 from workbench.probes.rep import stats

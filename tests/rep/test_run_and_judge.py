@@ -12,7 +12,7 @@ from workbench.probes.rep.sets import get_set
 from workbench.probes.rep.stats import rep_counts
 from workbench.probes.templates import template_by_id
 from workbench.project import Project
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 SMALL = SamplingSettings(samples=3, max_tokens=12, min_tokens=4, seed=100)
 

@@ -7,39 +7,10 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from workbench.probes.rep.classify import COLUMNS
+from tests.fixtures.rep_stats_tables import CATEGORIES, TABLE, classified, counts_of
 from workbench.probes.rep.stats import (
     by_decade, contingency, counts_from_classified, decade_tests, fit_quadratic, spread, trends, with_shares,
 )
-
-CATEGORIES = ("woman", "man", "non-binary", "unclear/none")
-
-
-def classified(table: dict, *, unparsed: dict | None = None, failed: dict | None = None, role="ceo") -> pd.DataFrame:
-    """A classified-responses frame: {(model, decade): {category: count}} plus unparsed/failed counts per model."""
-    rows = []
-    rid = 0
-    for (model, decade), counts in table.items():
-        year = int(decade[:4])
-        outcomes = [("labelled", c) for c, k in counts.items() for _ in range(k)]
-        outcomes += [("unparsed", None)] * (unparsed or {}).get(model, 0)
-        outcomes += [("failed", None)] * (failed or {}).get(model, 0)
-        for sample, (outcome, category) in enumerate(outcomes):
-            rid += 1
-            rows.append({
-                "response_id": rid, "run_id": 1, "model": model, "decade": decade, "year": year, "stage": "fine-tuned",
-                "demographic": "gender", "set_id": 1, "set_version": 1, "role": role, "role_name": role,
-                "subject": None, "stem": "s", "sample": sample, "seed": sample, "status": "failed" if outcome == "failed" else "ok",
-                "raw": "", "error": None, "label": category, "category": category, "outcome": outcome, "evidence": None,
-            })
-    frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame["year"] = frame["year"].astype("Int64")
-    return frame
-
-
-def counts_of(table, **kw):
-    return counts_from_classified(classified(table, **kw), {1: CATEGORIES})
-
 
 def test_counts_list_every_category_and_keep_unparsed_and_failures_beside():
     counts = counts_of({("m50", "1950s"): {"woman": 3, "man": 5}}, unparsed={"m50": 2}, failed={"m50": 1})
@@ -67,14 +38,6 @@ def test_shares_have_wilson_intervals_and_small_samples_are_flagged():
     assert small["small_sample"].all()
     zero = small[small["category"] == "non-binary"].iloc[0]
     assert zero["share"] == 0 and zero["ci_low"] == pytest.approx(0) and zero["ci_high"] > 0
-
-
-TABLE = {
-    ("m50", "1950s"): {"woman": 4, "man": 40, "unclear/none": 6},
-    ("m70", "1970s"): {"woman": 8, "man": 36, "unclear/none": 6},
-    ("m90", "1990s"): {"woman": 15, "man": 30, "non-binary": 1, "unclear/none": 4},
-    ("m10", "2010s"): {"woman": 22, "man": 24, "non-binary": 2, "unclear/none": 2},
-}
 
 
 def test_chi_square_matches_scipy_on_the_decade_by_category_table():

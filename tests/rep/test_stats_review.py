@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from tests.rep.helpers import external_model, store_judge_run, store_rep_run
-from tests.rep.test_stats import TABLE, counts_of
+from tests.fixtures.rep_data import external_model, store_judge_run, store_rep_run
+from tests.fixtures.rep_stats_tables import TABLE, counts_of
 from workbench.models.base import GenerationParams
 from workbench.probes.rep import stats
 from workbench.probes.rep.classify import classified_responses
@@ -18,7 +18,7 @@ from workbench.probes.rep.sets import get_set
 def test_a_model_asked_again_with_other_settings_is_counted_once(project):
     """Run 1: 4 samples per role at temperature 1.0, all 'a woman'. Run 2 (newer): 2 samples at 0.7, all
     'a man'. Pooling them would count 6 completions per role and mix two temperatures."""
-    from tests.rep.helpers import store_run
+    from tests.fixtures.rep_data import store_run
 
     gender = get_set(project, "gender")
     external_model(project, "m1950s", decade="1950s")
@@ -150,7 +150,7 @@ def test_judge_unparsed_answers_stay_in_the_share_denominator(project):
 
 
 def test_tests_say_when_a_decade_pools_base_and_fine_tuned_models():
-    from tests.rep.test_stats import classified
+    from tests.fixtures.rep_stats_tables import classified
     from workbench.probes.rep.stats import counts_from_classified
 
     frame = classified({("tuned", "1950s"): {"woman": 2, "man": 8}, ("base", "1950s"): {"woman": 5, "man": 5},

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from tests.rep.helpers import external_model, store_judge_run, store_rep_run
+from tests.fixtures.rep_data import external_model, store_judge_run, store_rep_run
 from workbench.annotation.items import list_items
 from workbench.annotation.session import open_session
 from workbench.annotation.tasks import get_task

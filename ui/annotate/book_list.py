@@ -5,7 +5,7 @@ Only shown in the dialog that adds items (never during a session: it names books
 
 from __future__ import annotations
 
-from ui.book_ticks import BookTicks, book_cell, cell
+from ui.widgets.book_ticks import BookTicks, book_cell, cell
 from workbench.corpus.library import Book, format_tags, list_books
 
 COLUMNS = ["Book", "Author", "Year", "Words", "Tags"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
-from ui.screen_fit import resize_to_fit
+from ui.widgets.screen_fit import resize_to_fit
 from workbench.annotation.tasks import Task
 
 

@@ -33,15 +33,15 @@ from ui import dialogs
 from ui.annotate.book_list import BookList
 from ui.annotate.tasks_view import KIND_NAMES, plural
 from ui.background import Operation
-from ui.pages.operation_row import OperationRow
-from ui.screen_fit import resize_to_fit
+from ui.widgets.operation_row import OperationRow
+from ui.widgets.screen_fit import resize_to_fit
 from workbench.annotation.item_import import import_items
 from workbench.annotation.items import PASSAGE_WORDS, SCENE_CHARS, add_book_passages
 from workbench.annotation.overview import tasks_overview
 from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY, Task
 from workbench.errors import UserError
-from workbench.probes.summaries import DEFAULT_MAX_ATTEMPTS, SUMMARY_PARAMS
-from workbench.probes.summary_plans import (
+from workbench.probes.summaries.runs import DEFAULT_MAX_ATTEMPTS, SUMMARY_PARAMS
+from workbench.probes.summaries.plans import (
     SummaryPlan,
     estimate_plan_cost,
     is_paid,

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.cells_table import CellsTable, table_cells
+from ui.widgets.cells_table import CellsTable, table_cells
 from workbench.annotation.adjudication import adjudicate, disagreements
 from workbench.annotation.agreement import agreement_table
 from workbench.annotation.tasks import Task

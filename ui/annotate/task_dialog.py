@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.screen_fit import resize_to_fit
+from ui.widgets.screen_fit import resize_to_fit
 from workbench.annotation.codebooks import default_codebook, read_codebook_file
 from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY, Task, create_task
 from workbench.errors import UserError

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.table_filling import filling
+from ui.widgets.table_filling import filling
 from workbench.annotation.tasks import LABEL, SUMMARY_VALIDITY
 
 COLUMNS = ["Task", "Annotators judge", "Blinded", "Items", "Per annotator", "Shared", "Seed",

@@ -19,7 +19,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ui.charts.palette import BAR_COLOUR, SINGLE_COLOUR, WHISKER_COLOUR, group_colours
-from ui.frame_table import is_missing
+from ui.widgets.frame_table import is_missing
 from workbench.probes.cloze.charts import NO_GROUP
 
 HOVER_PX = 12  # how near (in pixels) the pointer must be to a point to name it

@@ -13,8 +13,8 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLabel, QSplitter, QTextBrowser, QVBoxLayout
 
-from ui.frame_table import Column, FrameTable, is_missing
-from ui.screen_fit import resize_to_fit
+from ui.widgets.frame_table import Column, FrameTable, is_missing
+from ui.widgets.screen_fit import resize_to_fit
 from workbench.probes.cloze import MASK
 
 

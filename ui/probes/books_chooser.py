@@ -1,6 +1,6 @@
 """The books side of the Probes page: tick books (one by one or by tag), see their passages, extract.
 
-Shows ``workbench.probes.cloze_overview.books_overview``: per book its extracted passages, the
+Shows ``workbench.probes.cloze.overview.books_overview``: per book its extracted passages, the
 candidates extraction found, and the flag for books with fewer passages than asked for.
 """
 
@@ -11,8 +11,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
-from ui.book_ticks import BookTicks, book_cell, cell
-from ui.frame_table import is_missing
+from ui.widgets.book_ticks import BookTicks, book_cell, cell
+from ui.widgets.frame_table import is_missing
 
 COLUMNS = ["Book", "Year", "Tags", "Passages", "Imported", "Candidates", "Flag"]
 BOOK, YEAR, TAGS, PASSAGES, IMPORTED, CANDIDATES, FLAG = range(len(COLUMNS))

@@ -1,7 +1,7 @@
 """The results side of the Probes page: accuracy per book (filled in live) and the name-cloze runs.
 
 The accuracy table shows ``workbench.probes.cloze.analysis.book_accuracy``; the runs table
-``workbench.probes.cloze_overview.cloze_runs``, with Continue and Retry failed for a chosen run.
+``workbench.probes.cloze.overview.cloze_runs``, with Continue and Retry failed for a chosen run.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from ui import wording
-from ui.frame_table import Column, FrameTable, count, decimal, is_missing, share, yes_only
+from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share, yes_only
 
 KIND_NAMES = {"cloze": "name cloze", "cloze-mlm": "masked-LM baseline", "cloze-logprob": "log-probability"}
 

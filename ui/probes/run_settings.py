@@ -1,6 +1,6 @@
 """The run side of the Probes page: which models, which kind of run, the prompt and its settings.
 
-Produces a ``workbench.probes.cloze_plan.ProbePlan``; the page estimates its cost and runs it.
+Produces a ``workbench.probes.cloze.plan.ProbePlan``; the page estimates its cost and runs it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from workbench.models.registry import ModelSpec
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
 from workbench.probes.cloze.run import DEFAULT_MAX_TOKENS
-from workbench.probes.cloze_plan import GENERATING_KINDS, KINDS, TEMPLATED_KINDS, ProbePlan, is_paid
+from workbench.probes.cloze.plan import GENERATING_KINDS, KINDS, TEMPLATED_KINDS, ProbePlan, is_paid
 
 BACKEND_NAMES = {"openai": "API", "gguf": "GGUF, local", "hf": "Hugging Face, local"}
 LABEL_ROLE = Qt.ItemDataRole.UserRole

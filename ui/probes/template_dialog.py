@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from ui.screen_fit import resize_to_fit
+from ui.widgets.screen_fit import resize_to_fit
 from workbench.errors import UserError
 from workbench.probes.templates import Template, save_template
 

@@ -18,15 +18,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.cells_table import fill_table
-from ui.progress_row import ProgressRow
+from ui.widgets.cells_table import fill_table
+from ui.widgets.progress_row import ProgressRow
 from ui.rep.views import judge_agreement_view
 from workbench.models.registry import list_models
 from workbench.probes.rep.judge import judges, run_judge
 from workbench.probes.rep.validation import create_validation_tasks, judge_agreement
 
 if TYPE_CHECKING:
-    from ui.pages.rep import RepPage
+    from ui.rep.page import RepPage
 
 LEXICAL_NOTE = (
     "The word lists need no run: each completion gets the label of the first listed word among its first "

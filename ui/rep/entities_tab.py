@@ -41,10 +41,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.cells_table import fill_table
+from ui.widgets.cells_table import fill_table
 from ui.rep.book_choice import BookChoice
 from ui.rep.finetune_dialog import FinetuneDialog
-from ui.progress_row import ProgressRow
+from ui.widgets.progress_row import ProgressRow
 from ui.rep.runs_tab import checked, fill_checklist
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
@@ -55,7 +55,7 @@ from workbench.probes.rep.run import SamplingSettings
 from workbench.probes.rep.sets import current_sets
 
 if TYPE_CHECKING:
-    from ui.pages.rep import RepPage
+    from ui.rep.page import RepPage
     from workbench.jobs import JobReport
 
 ALL_PROMPTS = "all"

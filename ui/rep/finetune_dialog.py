@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.rep.book_choice import BookChoice
-from ui.progress_row import ProgressRow
+from ui.widgets.progress_row import ProgressRow
 from workbench.probes.rep.finetune import DEFAULT_INSTRUCTION, FinetuneReport, FinetuneSettings, export_finetune
 
 if TYPE_CHECKING:
-    from ui.pages.rep import RepPage
+    from ui.rep.page import RepPage
     from workbench.project import Project
 
 JSONL_FILES = "JSON lines (*.jsonl)"

@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.cells_table import fill_table
+from ui.widgets.cells_table import fill_table
 from ui.rep import views
 from ui.rep.plots import RepPlot
-from ui.table_filling import filling
+from ui.widgets.table_filling import filling
 from workbench.errors import UserError
 from workbench.export.registry import export_chart, write_csv
 from workbench.probes.rep import stats
@@ -32,7 +32,7 @@ from workbench.probes.rep.charts import decade_shares_from_counts, heatmap_from_
 from workbench.probes.rep.classify import LEXICAL, classifier_choices, select_responses
 
 if TYPE_CHECKING:
-    from ui.pages.rep import RepPage
+    from ui.rep.page import RepPage
 
 VIEWS = {  # title -> registered chart name
     "Shares by decade (stacked bars)": "rep-decade-shares",

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.cells_table import fill_table
-from ui.progress_row import ProgressRow
+from ui.widgets.cells_table import fill_table
+from ui.widgets.progress_row import ProgressRow
 from ui.rep.views import runs_view
 from workbench import jobs
 from workbench.models.registry import list_models
@@ -31,7 +31,7 @@ from workbench.probes.rep.run import SamplingSettings, run_rep
 from workbench.probes.rep.sets import current_sets
 
 if TYPE_CHECKING:
-    from ui.pages.rep import RepPage
+    from ui.rep.page import RepPage
 
 RUN_KINDS = ("rep", "rep-judge", "rep-eep")
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.cells_table import fill_table
+from ui.widgets.cells_table import fill_table
 from workbench.errors import UserError
 from workbench.probes.rep.lexical import rules_frame
 from workbench.probes.rep.sets import (
@@ -32,7 +32,7 @@ from workbench.probes.rep.sets import (
 )
 
 if TYPE_CHECKING:
-    from ui.pages.rep import RepPage
+    from ui.rep.page import RepPage
 
 SET_FILES = "REP set files (*.toml);;All files (*)"
 ORIGINS = {"shipped": "shipped with Palimpsest", "user": "edited in this project", "imported": "imported from a file"}

@@ -19,7 +19,7 @@ from workbench.annotation.passages import char_count, context_around, sample_win
 from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
 from workbench.project import now
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.project import Project

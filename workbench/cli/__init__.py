@@ -1,4 +1,4 @@
-"""The ``palimpsest`` command. Each area adds its subcommands from its own module (see ``COMMAND_MODULES``).
+"""The ``palimpsest`` command. Each part adds its subcommands from its own module (``workbench.registry``).
 
 User errors end the program with a non-zero exit and one plain sentence, never a traceback.
 """
@@ -6,21 +6,21 @@ User errors end the program with a non-zero exit and one plain sentence, never a
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from typing import Sequence
 
+from workbench import registry
 from workbench.errors import UserError
 
 # Modules with a ``register(subparsers)`` function. Append yours.
 COMMAND_MODULES = [
-    "workbench.cli.project_commands",
-    "workbench.cli.annotate_commands",
-    "workbench.cli.library_commands",
-    "workbench.cli.model_commands",
-    "workbench.cli.cloze_commands",
-    "workbench.cli.rep_commands",
-    "workbench.cli.methods_commands",
+    "workbench.project.commands",
+    "workbench.annotation.commands",
+    "workbench.corpus.commands",
+    "workbench.models.commands",
+    "workbench.probes.cloze.commands",
+    "workbench.probes.rep.commands",
+    "workbench.export.commands",
 ]
 
 
@@ -33,8 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"palimpsest {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMAND_MODULES:
-        importlib.import_module(module).register(subparsers)
+    for module in registry.load("commands"):
+        module.register(subparsers)
     return parser
 
 

@@ -12,7 +12,7 @@ from typing import Iterator
 import pandas as pd
 
 from workbench.project import Project
-from workbench.tasks import Progress, TaskState, describe_duration
+from workbench.progress import Progress, TaskState, describe_duration
 
 
 def add_project_argument(parser: argparse.ArgumentParser) -> None:

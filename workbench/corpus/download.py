@@ -14,7 +14,7 @@ import httpx
 
 from workbench import __version__
 from workbench.errors import UserError
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 DEFAULT_MIRROR = "https://www.gutenberg.org"
 MIRROR_ENV = "PALIMPSEST_GUTENBERG_MIRROR"

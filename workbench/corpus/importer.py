@@ -21,7 +21,7 @@ from workbench.corpus.sources import BookDraft, Source, expand_paths, read_sourc
 from workbench.corpus.stats import count_words
 from workbench.errors import CancelledError, UserError
 from workbench.project import now
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.project import Project

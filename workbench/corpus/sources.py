@@ -13,7 +13,7 @@ from workbench.corpus.download import fetch_gutenberg_text
 from workbench.corpus.epub import read_epub
 from workbench.corpus.stats import WORD_RE
 from workbench.errors import UserError
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 MAX_BOOK_BYTES = 100 * 1024 * 1024  # the longest novels are under 10 MB as plain text
 TEXT_SUFFIXES = (".txt", ".text")

@@ -355,7 +355,7 @@ def _run_record(project: "Project", run_id: int) -> dict[str, Any]:
     if family == "rep-eep":
         record["entity_recognition"] = _eep_facts(project)
     if family == "summaries":
-        from workbench.probes.summaries import RETRY_TEMPERATURE
+        from workbench.probes.summaries.runs import RETRY_TEMPERATURE
 
         record["summaries"] = {"annotation_task": config.get("annotation_task"),
                                "max_attempts": params.get("max_attempts"), "retry_temperature": RETRY_TEMPERATURE}

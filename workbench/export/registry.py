@@ -4,19 +4,19 @@ A chart is two functions: ``frame(project, **options)`` builds the pandas frame 
 plotted, and ``draw(frame, fig, **options)`` draws it with matplotlib. The GUI plots the same frame
 with pyqtgraph; ``export_chart`` writes a PDF, SVG or 300-dpi PNG and, beside it, the frame as CSV.
 
-Modules that provide charts or tables register them on import; ``PROVIDERS`` lists those modules
-so the registry can load them on first use.
+Modules that provide charts or tables register them on import; each part names its modules as its
+``exports`` (``workbench.registry``), and they are loaded on first use.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
+from workbench import registry as parts
 from workbench.errors import UserError
 
 if TYPE_CHECKING:
@@ -26,13 +26,6 @@ if TYPE_CHECKING:
 
 FIGURE_FORMATS = (".pdf", ".svg", ".png")
 PNG_DPI = 300
-
-# Modules that register charts/tables when imported (append yours here).
-PROVIDERS: list[str] = [
-    "workbench.annotation.exports",
-    "workbench.probes.cloze.charts",
-    "workbench.probes.rep.charts",
-]
 
 
 @dataclass
@@ -73,8 +66,7 @@ def _load_providers() -> None:
     global _loaded
     if _loaded:
         return
-    for module in PROVIDERS:
-        importlib.import_module(module)
+    parts.load("exports")
     _loaded = True
 
 

@@ -6,7 +6,7 @@ from typing import Callable, Iterable, Sequence
 
 from workbench.jobs import Outcome, Process, Unit
 from workbench.models.base import Backend, Failure, Generation, Request
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 
 def outcome_from(request: Request, result: Generation | Failure) -> Outcome:

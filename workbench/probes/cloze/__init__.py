@@ -20,6 +20,20 @@ Modules, in the order of the work:
 - ``charts``     publication figures and CSV tables registered in the export registry.
 """
 
+from workbench.registry import PageSpec, Part
+
+
 MASK = "[MASK]"
 #: run kinds whose responses point at ``cloze_passages`` rows (``responses.item_id`` = passage id)
 RUN_KINDS = ("cloze", "cloze-mlm", "cloze-logprob")
+
+PART = Part(
+    "name-cloze",
+    commands=("workbench.probes.cloze.commands",),
+    exports=("workbench.probes.cloze.charts",),
+    resumers=("workbench.probes.cloze.run",),
+    pages=(
+        PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),
+        PageSpec("charts", "Charts", "ui.charts.page:ChartsPage"),
+    ),
+)

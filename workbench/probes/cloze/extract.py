@@ -39,7 +39,7 @@ import pandas as pd
 from workbench.errors import CancelledError, UserError
 from workbench.probes.cloze.candidates import Candidate, find_candidates
 from workbench.probes.cloze.rules import ExtractionSettings, project_settings
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from spacy.language import Language

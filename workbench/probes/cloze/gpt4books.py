@@ -35,7 +35,7 @@ from workbench.probes.cloze import MASK
 from workbench.probes.cloze.run import CLOZE_KIND, find_or_create_run
 from workbench.probes.cloze.score import parse_answer
 from workbench.project import now
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.project import Project

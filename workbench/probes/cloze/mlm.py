@@ -14,7 +14,7 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, run_job
 from workbench.probes.cloze import MASK
 from workbench.probes.cloze.run import Selection, find_or_create_run, load_passages, opened_backend, resolve_model
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend

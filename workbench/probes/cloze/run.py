@@ -28,7 +28,7 @@ from workbench.models.base import GenerationParams, Message, prompt_request
 from workbench.probes.cloze.passages import select_passage_ids
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE, cloze_prompt, expected_answer
 from workbench.probes.templates import Template, get_template, template_by_id
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
@@ -96,7 +96,7 @@ def load_passages(project: "Project", ids: Sequence[int]) -> dict[int, tuple[str
     return found
 
 
-_passages = load_passages  # the earlier private name, still used by workbench.probes.cloze_plan
+_passages = load_passages  # the earlier private name, still used by workbench.probes.cloze.plan
 
 
 def find_or_create_run(

@@ -6,3 +6,13 @@
 - ``validation``: human validation of the judge; ``entities``: entity overlap with books (EEPs);
 - ``finetune``: decade fine-tuning data; ``charts``: the figures.
 """
+
+from workbench.registry import PageSpec, Part
+
+PART = Part(
+    "rep",
+    commands=("workbench.probes.rep.commands",),
+    exports=("workbench.probes.rep.charts",),
+    resumers=("workbench.probes.rep.resume",),
+    pages=(PageSpec("rep", "Bias (REP)", "ui.rep.page:RepPage"),),
+)

@@ -29,7 +29,7 @@ from workbench.probes.rep.books import select_books
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.run import SamplingSettings, choose_sets, continue_run, find_or_create_run, run_config
 from workbench.project import now
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from spacy.language import Language

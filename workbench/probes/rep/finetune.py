@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Iterator
 from workbench.corpus.library import book_text, get_book
 from workbench.errors import UserError
 from workbench.probes.rep.books import select_books
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.project import Project

@@ -19,7 +19,7 @@ from workbench.models.calls import generation_process
 from workbench.probes.rep.run import KIND as REP_KIND, find_or_create_run
 from workbench.probes.rep.sets import StoredSet, load_set
 from workbench.probes.templates import register_kind, save_template
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.probes.rep.setfile import RepSet

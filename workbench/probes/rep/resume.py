@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from workbench import jobs
 from workbench.probes.rep import judge, run
 from workbench.probes.rep.entities import EEP_KIND
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.project import Project

@@ -17,7 +17,7 @@ from workbench.jobs import JobReport, Unit
 from workbench.models.base import Backend, GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process
 from workbench.probes.rep.sets import StoredSet, current_sets, get_set, load_set
-from workbench.tasks import TaskState
+from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.project import Project

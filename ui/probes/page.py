@@ -1,0 +1,517 @@
+"""The Probes page: the name-cloze memorization probe, from books to per-book accuracy.
+
+1. Tick books (or tick by tag) and extract passages with one hidden name (in the background).
+2. Tick models, choose the kind of run, the prompt template and its settings; API models show what
+   the run will cost and ask before it starts.
+3. The run goes through ``self.ops`` with progress, time left and Cancel; the accuracy table fills in
+   as answers arrive (a throttled reload from the project, on this thread's own connection).
+Runs continue where they stopped (the same settings again, or Continue on the Runs tab), failures can
+be retried alone, and published gpt4-books results can be imported.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+)
+
+from ui import dialogs, wording
+from ui.background import Operation
+from ui.widgets.failures import failure_reasons
+from ui.widgets.page import Page
+from ui.probes.books_chooser import BooksChooser
+from ui.widgets.progress_row import ProgressRow
+from ui.probes.results import ResultsPanel
+from ui.probes.run_settings import RunSettings
+from ui.probes.template_dialog import TemplateDialog
+from workbench.errors import UserError
+from workbench.models.base import BackendError
+from workbench.models.registry import get_model, list_models
+from workbench.models.secrets import key_from_environment
+from workbench.probes.cloze.analysis import BOOK_COLUMNS, book_accuracy
+from workbench.probes.cloze.overview import OVERVIEW_COLUMNS, RUN_COLUMNS, books_overview, cloze_runs
+from workbench.probes.cloze.plan import (
+    ModelStarted,
+    ProbePlan,
+    describe_estimates,
+    estimate_costs,
+    is_paid,
+    prompt_preview,
+    run_plan,
+)
+from workbench.probes.templates import get_template, templates_frame
+
+LIVE_REFRESH_MS = 800  # while a run goes, reload the accuracy table at most this often
+BOOKS_REFRESH_S = 1.0  # while extracting, reload the books table at most this often
+RESULT_FILES = "gpt4-books results (*.tsv *.txt);;All files (*)"
+DEFAULT_IMPORT_LABEL = "gpt-4 (published)"
+CHOICES_SETTING = "probes.choices"  # the page's choices, kept in the project
+NO_PROJECT = "Open or create a project (File menu) to probe what models remember of its books."
+
+
+def extraction_workers(books: int) -> int:
+    """Processes for reading books with spaCy: one per book, leaving a core for the window, at most 4."""
+    return max(1, min(books, (os.cpu_count() or 1) - 1, 4))
+
+
+class ProbesPage(Page):
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, parent)
+        self.operation: Operation | None = None
+        self.template_dialog: TemplateDialog | None = None
+        self.last_result = None
+        self._queued_plan: ProbePlan | None = None
+        self._project_shown = None
+        self._about: dict[tuple[str, int], str] = {}  # (project, run id) -> what the run was about
+        self._results_op: Operation | None = None  # the background read of the results tables
+        self._results_stale = False
+        self._books_refreshed = 0.0
+        self._live_timer = QTimer(self)
+        self._live_timer.setSingleShot(True)
+        self._live_timer.setInterval(LIVE_REFRESH_MS)
+        self._live_timer.timeout.connect(self.refresh_results)
+        self._build()
+        self.refresh()
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        self.books = BooksChooser()
+        self.books.extract_requested.connect(self.extract)
+        self.settings = RunSettings()
+        self.settings.run_requested.connect(lambda retry: self.start_run(retry_failed=retry))
+        self.settings.view_template_requested.connect(lambda: self.open_template_dialog(new=False))
+        self.settings.new_template_requested.connect(lambda: self.open_template_dialog(new=True))
+        self.settings.import_requested.connect(self.import_dialog)
+        self.settings.prompt_changed.connect(self.update_preview)
+        self.books.checked_changed.connect(self.update_preview)
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.books)
+        top.addWidget(self.settings)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
+        top.setChildrenCollapsible(False)
+
+        self.progress = ProgressRow()
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        dismiss = QPushButton("Dismiss")
+        dismiss.clicked.connect(self.hide_summary)
+        self.summary_box = QFrame()
+        self.summary_box.setFrameShape(QFrame.Shape.StyledPanel)
+        summary_layout = QHBoxLayout(self.summary_box)
+        summary_layout.addWidget(self.summary, 1)
+        summary_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
+        self.summary_box.hide()
+
+        self.results = ResultsPanel()
+        self.results.continue_requested.connect(self.continue_run)
+
+        self.hint = QLabel(NO_PROJECT)
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(self.results)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([430, 330])
+        self.splitter.setChildrenCollapsible(False)
+        # the panes take the height that is left: their preferred height would make the page taller than the
+        # window as soon as a message shows above them (the page then scrolled, cutting off the results)
+        self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        self.splitter.setMinimumHeight(self.splitter.minimumSizeHint().height())
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.summary_box)
+        layout.addWidget(self.splitter, 1)
+
+    # ------------------------------------------------------------------ reloading
+    def refresh(self) -> None:
+        has_project = self.project is not None
+        self.hint.setVisible(not has_project)
+        self.splitter.setEnabled(has_project)
+        if not has_project:
+            self._project_shown = None
+            self.books.load(None, pd.DataFrame(columns=OVERVIEW_COLUMNS), keep_ticks=False)
+            self.settings.load_models([])
+            self.settings.show_preview("")
+            self.results.show_accuracy(pd.DataFrame(columns=BOOK_COLUMNS))
+            self.results.show_runs(pd.DataFrame(columns=RUN_COLUMNS))
+            self.hide_summary()
+            return
+        changed = self._project_shown is not self.project
+        self._project_shown = self.project
+        self.books.load(self.project, books_overview(self.project), keep_ticks=not changed)
+        self.settings.load_models(list_models(self.project))
+        self.settings.load_templates(templates_frame(self.project, kind="cloze"))
+        if changed:
+            self._restore_choices()
+        self.refresh_results()
+        self.update_preview()
+        self._update_busy()
+
+    def _restore_choices(self) -> None:
+        saved = self.project.get_setting(CHOICES_SETTING) or {}
+        self.settings.apply_choices(saved.get("run") or {})
+        extraction = saved.get("extraction") or {}
+        if extraction.get("per_book"):
+            self.books.per_book.setValue(int(extraction["per_book"]))
+        if extraction.get("seed") is not None:
+            self.books.seed.setValue(int(extraction["seed"]))
+        self.books.fast.setChecked(bool(extraction.get("fast", False)))
+
+    def _remember_choices(self) -> None:
+        """Keep the page's choices in the project, so it opens as it was last used."""
+        self.project.set_setting(CHOICES_SETTING, {
+            "run": self.settings.choices(),
+            "extraction": {"per_book": self.books.per_book.value(), "seed": self.books.seed.value(),
+                           "fast": self.books.fast.isChecked()},
+        })
+
+    def update_preview(self) -> None:
+        """Show what the model reads for the first ticked passage (or the template, before extraction)."""
+        if self.project is None:
+            self.settings.show_preview("")
+            return
+        plan = self.current_plan()
+        try:
+            text = prompt_preview(self.project, plan)
+            if text is None:
+                template = get_template(self.project, plan.template, kind="cloze")
+                text = ("(No passages in the ticked books yet: this is the template; {passage} is where each "
+                        f"passage goes.)\n\n{template.body}")
+        except UserError as exc:
+            text = str(exc)
+        self.settings.show_preview(text)
+
+    def on_shown(self) -> None:
+        if self.operation is None:
+            self.refresh()
+
+    def refresh_results(self) -> None:
+        """Reload accuracy per book and the runs from the project (answers land there batch by batch).
+
+        Scoring every stored answer takes a second or more in a project of published results, so it is read
+        in the background; a reload asked for meanwhile runs once the current one has ended."""
+        if self.project is None or self.project.closed:
+            return
+        if self._results_op is not None:
+            self._results_stale = True
+            return
+        project = self.project
+
+        def read(state):
+            return project, book_accuracy(project), cloze_runs(project)
+
+        self._results_stale = False
+        self._results_op = self.ops.run(read, label="Reading the results", project=project, background_read=True,
+                                        on_done=self._show_results,  # a bound method: dropped if the page is gone
+                                        on_error=self.show_error, on_end=self._results_read)
+
+    def _results_read(self) -> None:
+        self._results_op = None
+        if self._results_stale and self.project is not None and not self.project.closed:
+            self.refresh_results()
+
+    def _show_results(self, result: tuple) -> None:
+        project, accuracy, runs = result
+        if project is not self.project:
+            return  # another project was opened meanwhile
+        hint = "" if len(accuracy) else ("No answers yet. Extract passages, tick one or more models and press "
+                                         "Run probe; the accuracy of each book appears here as answers arrive.")
+        self.results.show_accuracy(accuracy, hint)
+        runs = runs.copy()
+        runs["about"] = [self._run_about(int(run_id), kind) for run_id, kind in zip(runs["id"], runs["kind"])]
+        self.results.show_runs(runs)
+
+    def _run_about(self, run_id: int, kind: str) -> str:
+        """Where a run's answers came from, e.g. 'imported from pg1342.tsv; 40 passages' (cached: it never changes)."""
+        from workbench import jobs
+
+        key = (str(self.project.path), run_id)
+        if key not in self._about:
+            try:
+                self._about[key] = wording.run_about(kind, jobs.get_run(self.project, run_id)["config"])
+            except UserError:
+                self._about[key] = ""
+        return self._about[key]
+
+    def _live_refresh(self, *_) -> None:
+        if not self._live_timer.isActive():
+            self._live_timer.start()
+
+    def _update_busy(self) -> None:
+        busy = self.operation is not None
+        self.settings.set_busy(busy)
+        self.results.set_busy(busy)
+        self.books.extract_button.setEnabled(not busy)
+
+    # ------------------------------------------------------------------ messages
+    def show_summary(self, text: str) -> None:
+        self.summary.setText(text)
+        self.summary_box.show()
+
+    def hide_summary(self) -> None:
+        self.summary_box.hide()
+
+    def _busy_already(self) -> bool:
+        if self.operation is not None:
+            self.show_info("Work is already running on this page. Wait for it to finish, or cancel it first.")
+            return True
+        return False
+
+    # ------------------------------------------------------------------ extracting passages
+    def extract(self) -> Operation | None:
+        if self.require_project() is None or self._busy_already():
+            return None
+        from workbench.probes.cloze.extract import extract_books
+        from workbench.probes.cloze.passages import extracted_usage
+        from workbench.probes.cloze.rules import project_settings
+
+        chosen = self.books.checked_overview()
+        with_text = chosen[chosen["has_text"]] if len(chosen) else chosen
+        if with_text.empty:
+            self.show_info("Tick the books to extract passages from (books known only from imported results "
+                           "have no text to read).")
+            return None
+        ids = [int(b) for b in with_text["book_id"]]
+        usage = {b: n for b, (_, n) in extracted_usage(self.project, ids).items() if n}
+        replace = False
+        if usage:
+            titles = dict(zip(with_text["book_id"], with_text["title"]))
+            names = ", ".join(f"{titles[b]} ({n} answers)" for b, n in usage.items())
+            if not dialogs.ask(self, f"Runs already answered passages of {len(usage)} book(s): {names}. Extracting "
+                                     "again deletes those passages and their answers. Extract again anyway?"):
+                return None
+            replace = True
+        try:
+            settings = project_settings(self.project, per_book=self.books.per_book.value(),
+                                        seed=self.books.seed.value(), fast=self.books.fast.isChecked())
+        except UserError as exc:
+            self.show_error(str(exc))
+            return None
+        project, workers = self.project, extraction_workers(len(ids))
+        self._remember_choices()
+
+        def work(state):
+            return extract_books(project, ids, settings, workers=workers, replace=replace, state=state)
+
+        return self._start(work, f"Extracting passages from {len(ids)} book(s)", on_done=self._extracted,
+                           on_progress=lambda _: self._live_refresh_books())
+
+    def _live_refresh_books(self) -> None:
+        if self.project is not None and time.monotonic() - self._books_refreshed >= BOOKS_REFRESH_S:
+            self._books_refreshed = time.monotonic()
+            self.books.load(self.project, books_overview(self.project))
+
+    def _extracted(self, summary) -> None:
+        flagged = summary[summary["flagged"]]
+        text = f"Extracted {int(summary['sampled'].sum()):,} passages from {len(summary)} book(s)."
+        if len(flagged):
+            text += (f" {len(flagged)} book(s) had fewer than {int(flagged['per_book'].iloc[0])} candidates and are "
+                     f"flagged: {', '.join(flagged['title'])}. Charts can leave them out.")
+        self.show_summary(text)
+
+    # ------------------------------------------------------------------ running
+    def current_plan(self, *, retry_failed: bool = False) -> ProbePlan:
+        return self.settings.plan(self.books.checked_book_ids(), retry_failed=retry_failed)
+
+    def start_run(self, *, retry_failed: bool = False) -> Operation | None:
+        """Check the plan; API models first get a cost estimate (in the background) and a question."""
+        if self.require_project() is None or self._busy_already():
+            return None
+        plan = self.current_plan(retry_failed=retry_failed)
+        try:
+            plan.check()
+            specs = [get_model(self.project, label) for label in plan.models]
+            paid = [spec.label for spec in specs if is_paid(spec)]
+            for spec in specs:  # a missing key is said before any cost question, not after the run failed
+                if spec.api_key_env:
+                    try:
+                        key_from_environment(spec.api_key_env)
+                    except BackendError as exc:
+                        raise UserError(f"{spec.label} cannot be asked yet. {exc}") from None
+        except UserError as exc:
+            self.show_error(str(exc))
+            return None
+        if not paid:
+            return self._run(plan)
+        project = self.project
+        return self._start(lambda state: estimate_costs(project, plan), "Estimating what the run costs",
+                           on_done=lambda estimates: self._confirm_cost(plan, estimates))
+
+    def _confirm_cost(self, plan: ProbePlan, estimates) -> None:
+        text = describe_estimates(estimates)  # shown in the question (and the summary), not squeezed beside Run
+        retry = " Only failed answers are asked again, so it will cost less." if plan.retry_failed else ""
+        question = (f"This run calls a paid API.\n\n{text}\n\nAnswers already stored (or in the response cache) are "
+                    f"not paid for again.{retry} Start the run?")
+        if dialogs.ask(self, question):
+            self._queued_plan = plan  # starts as soon as the estimate's operation has ended (``_ended``)
+        else:
+            self.show_summary("Nothing was started. " + text.splitlines()[0])
+
+    def _run(self, plan: ProbePlan) -> Operation | None:
+        project = self.project
+        self._remember_choices()
+        what = "Retrying failed answers" if plan.retry_failed else "Running the name-cloze probe"
+        return self._start(lambda state: run_plan(project, plan, state), what, on_done=self._run_done,
+                           on_partial=self._run_partial, on_progress=self._live_refresh)
+
+    def _run_partial(self, item) -> None:
+        if isinstance(item, ModelStarted):
+            prefix = f"Model {item.index + 1} of {item.count}: " if item.count > 1 else ""
+            self.progress.set_label(f"{prefix}{item.label}")
+        self._live_refresh()
+
+    def _run_done(self, result) -> None:
+        self.last_result = result
+        self.show_summary(self.describe_result(result))
+
+    def describe_result(self, result) -> str:
+        """Per model: passages answered and failed (from the stored counts, so a failure is never called an
+        answer), why most failures happened (they are otherwise only on the Jobs page), then what stopped."""
+        from workbench import jobs
+
+        lines = []
+        for label, report in zip(result.labels, result.reports):
+            counts = jobs.run_counts(self.project, report.run_id) if self.project is not None else {}
+            ok, failed = int(counts.get("ok", report.done - report.failed)), int(counts.get("failed", report.failed))
+            line = f"{label}: {ok:,} of {report.total:,} passages answered"
+            if failed:
+                line += f", {failed:,} failed (use 'Retry failed only' to ask again)"
+            lines.append(line + ".")
+            if failed and self.project is not None:
+                reasons = failure_reasons(self.project, report.run_id)
+                if reasons:
+                    most = "All" if reasons[0][1] == failed else "Most"
+                    lines.append(f"  {most} failed because: {reasons[0][0]}")
+            if report.status != "done" and report.message:
+                lines.append(f"  {report.message}")
+        lines += [f"{label}: {reason}" for label, reason in result.problems.items()]
+        if result.cancelled:
+            lines.append("Stopped at your request. Everything answered so far is saved; press Run again to continue.")
+        return "\n".join(lines)
+
+    def continue_run(self, run_id: int, retry_failed: bool) -> Operation | None:
+        """Continue a stopped run, or ask again only where it failed (through the job runner)."""
+        if self.require_project() is None or self._busy_already():
+            return None
+        from workbench import jobs
+
+        run = jobs.get_run(self.project, run_id)
+        spec = get_model(self.project, int(run["model_id"])) if run["model_id"] is not None else None
+        if spec is not None and is_paid(spec):
+            counts = jobs.run_counts(self.project, run_id)
+            left = counts["failed"] if retry_failed else max(0, int(run["total"]) - counts["ok"] - counts["failed"])
+            if not dialogs.ask(self, f"Run {run_id} uses the paid API model '{spec.label}'. Continuing sends up to "
+                                     f"{left} more request(s). Continue?"):
+                return None
+        project = self.project
+
+        def work(state):
+            return jobs.resume_run(project, run_id, state, retry_failed)
+
+        label = f"{'Retrying failed answers of' if retry_failed else 'Continuing'} run {run_id}"
+        return self._start(work, label, on_done=lambda report: self.show_summary(
+            f"Run {run_id}: {report.done} of {report.total} answered"
+            + (f", {report.failed} failed." if report.failed else ".") + (f" {report.message}" if report.message else "")),
+            on_partial=self._live_refresh, on_progress=self._live_refresh)
+
+    # ------------------------------------------------------------------ importing published results
+    def import_dialog(self) -> None:
+        if self.require_project() is None:
+            return
+        paths, _ = QFileDialog.getOpenFileNames(self, "Import published name-cloze results", str(Path.home()),
+                                                RESULT_FILES)
+        if not paths:
+            return
+        label, ok = QInputDialog.getText(
+            self, "Import published results",
+            "Which model gave these answers? Its label here (e.g. gpt-4-0314, published):", text=DEFAULT_IMPORT_LABEL)
+        if ok and label.strip():
+            self.import_results(paths, label.strip())
+
+    def import_results(self, paths: list[str | Path], label: str) -> Operation | None:
+        if self.require_project() is None or self._busy_already():
+            return None
+        from workbench.probes.cloze.gpt4books import import_gpt4books
+
+        project = self.project
+        return self._start(lambda state: import_gpt4books(project, paths, label, state=state),
+                           "Importing published results", on_done=lambda summary: self._imported(summary, label))
+
+    def _imported(self, summary, label: str) -> None:
+        new = int(summary["new_book"].sum())
+        text = f"Imported {int(summary['rows'].sum()):,} answers for {len(summary)} book(s) under '{label}'."
+        if new:
+            text += f" {new} book(s) were not in the library and were added by their file name."
+        self.show_summary(text)
+
+    # ------------------------------------------------------------------ prompt templates
+    def open_template_dialog(self, *, new: bool) -> TemplateDialog | None:
+        """Open the template dialog (window-modal, not blocking); a saved template is chosen for runs."""
+        if self.require_project() is None:
+            return None
+        template = None
+        if not new:
+            name = self.settings.template.currentData()
+            if not name:
+                return self.open_template_dialog(new=True)
+            template = get_template(self.project, name, kind="cloze")
+        self.template_dialog = TemplateDialog(self.project, template, self)
+        self.template_dialog.accepted.connect(self._template_saved)
+        self.template_dialog.open()
+        return self.template_dialog
+
+    def _template_saved(self) -> None:
+        saved = self.template_dialog.saved if self.template_dialog else None
+        if saved is None or self.project is None:
+            return
+        self.settings.load_templates(templates_frame(self.project, kind="cloze"))
+        self.settings.choose_template(saved.name)
+        self.show_summary(f"Saved the prompt template {saved.label}; runs now use it.")
+
+    # ------------------------------------------------------------------ one background operation at a time
+    def _start(self, work, label: str, *, on_done, on_progress=None, on_partial=None) -> Operation:
+        self.hide_summary()
+        self.operation = self.ops.run(
+            work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
+            on_cancelled=self.show_summary, on_progress=on_progress, on_partial=on_partial, on_end=self._ended,
+        )
+        self.progress.start(self.operation, label)
+        self._update_busy()
+        return self.operation
+
+    def _failed(self, message: str, details: str) -> None:
+        self.show_summary(message)
+        self.show_error(message, details)
+
+    def _ended(self) -> None:
+        self.operation = None
+        if self._queued_plan is not None and self.project is not None:
+            plan, self._queued_plan = self._queued_plan, None
+            self._run(plan)  # at once, so the page never looks idle between the question and the run
+            return
+        self._live_timer.stop()
+        if self.project is not None:
+            self.refresh()
+        self._update_busy()

@@ -1,0 +1,60 @@
+"""The Bias (REP) page: sets, runs, classification, results and entity prompts, each on its own tab.
+
+Every action calls ``workbench.probes.rep``; long work (runs, the judge, counting) goes through the
+window's background helper with progress and Cancel.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout
+
+from ui.widgets.page import Page
+from ui.rep.classify_tab import ClassifyTab
+from ui.rep.entities_tab import EntitiesTab
+from ui.rep.results_tab import ResultsTab
+from ui.rep.runs_tab import RunsTab
+from ui.rep.sets_tab import SetsTab
+
+
+class RepPage(Page):
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, parent)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("rep-tabs")
+        self.sets_tab = SetsTab(self)
+        self.runs_tab = RunsTab(self)
+        self.classify_tab = ClassifyTab(self)
+        self.results_tab = ResultsTab(self)
+        self.entities_tab = EntitiesTab(self)
+        self.tabs.addTab(self.results_tab, "Results")
+        self.tabs.addTab(self.runs_tab, "Runs")
+        self.tabs.addTab(self.classify_tab, "Classify")
+        self.tabs.addTab(self.entities_tab, "Entities")
+        self.tabs.addTab(self.sets_tab, "Sets")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.tabs)
+
+    def refresh(self) -> None:
+        self.sets_tab.refresh()
+        self.runs_tab.refresh()
+        self.classify_tab.refresh()
+        self.results_tab.refresh()
+        self.entities_tab.refresh()
+
+    def on_shown(self) -> None:
+        if self.project is not None:
+            self.runs_tab.refresh()
+            self.classify_tab.refresh()
+            self.entities_tab.refresh()
+
+    def sets_changed(self) -> None:
+        self.runs_tab.refresh()
+        self.entities_tab.refresh()
+
+    def results_changed(self, judge: str | None = None) -> None:
+        """New completions or judge answers: recount (showing that judge's labels, if one just finished)."""
+        self.runs_tab.refresh()
+        self.results_tab.refresh()
+        if judge:
+            self.results_tab.choose_classifier(f"judge:{judge}")

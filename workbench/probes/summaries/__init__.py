@@ -1,0 +1,9 @@
+"""Scene summaries and distorted summaries written by a model, for the summary-validity annotation task.
+
+- ``runs``: the summary and distortion runs (bounded retries, resumable) and the items they make;
+- ``plans``: what a summary job will ask for, and at what cost, before it starts.
+"""
+
+from workbench.registry import Part
+
+PART = Part("summaries", resumers=("workbench.probes.summaries.runs",))
