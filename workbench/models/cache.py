@@ -157,6 +157,9 @@ class CachedBackend(Backend):
     def continuation_logprob(self, prompt: str | Sequence[Message], continuation: str) -> float:
         return self.inner.continuation_logprob(prompt, continuation)
 
+    def score_texts(self, texts: Sequence[str], *, start_token: bool = False, word_boundaries: bool = False) -> list:
+        return self.inner.score_texts(texts, start_token=start_token, word_boundaries=word_boundaries)
+
     @property
     def mask_token(self) -> str | None:
         return self.inner.mask_token

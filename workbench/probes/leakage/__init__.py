@@ -25,5 +25,11 @@ PART = Part(
     "leakage",
     commands=("workbench.probes.leakage.commands",),
     exports=("workbench.probes.leakage.charts",),
-    resumers=("workbench.probes.leakage.overlap",),
+    resumers=(
+        "workbench.probes.leakage.overlap",
+        "workbench.probes.leakage.frequency",
+        "workbench.probes.leakage.membership",
+        "workbench.probes.leakage.surprisal",
+        "workbench.probes.leakage.decop",
+    ),
 )
