@@ -29,6 +29,7 @@ from workbench.probes.leakage.tokenizing import Encoded
 CONCURRENCY = 8
 ATTEMPTS = 4
 TIMEOUT_SECONDS = 30.0
+RETRY_PAUSE = 0.5  # seconds before the second attempt; doubled each time
 #: vocabulary sizes of the tokenizers the public indexes use (for the unigram estimate); others: 65,535
 KNOWN_VOCABULARIES = {"llama": 32000, "gpt2": 50257, "olmo": 50280}
 _MARKS = {"\u2581": " ", "\u0120": " ", "\u010a": "\n"}
@@ -41,7 +42,8 @@ class ServerUnavailable(UserError):
 class RemoteIndex:
     kind = "remote"
 
-    def __init__(self, url: str, index: str, *, concurrency: int = CONCURRENCY, timeout: float = TIMEOUT_SECONDS):
+    def __init__(self, url: str, index: str, *, concurrency: int = CONCURRENCY, timeout: float = TIMEOUT_SECONDS,
+                 retry_pause: float = RETRY_PAUSE):
         import httpx
 
         self.url = url
@@ -49,6 +51,7 @@ class RemoteIndex:
         self._client = httpx.Client(timeout=timeout)
         self._pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="infini-gram")
         self._total: int | None = None
+        self._pause = retry_pause
 
     # ---- requests ---------------------------------------------------------------------------------
 
@@ -60,7 +63,7 @@ class RemoteIndex:
         problem = ""
         for attempt in range(ATTEMPTS):
             if attempt:
-                time.sleep(min(8.0, 0.5 * 2 ** attempt))
+                time.sleep(min(8.0, self._pause * 2 ** attempt))
             try:
                 response = self._client.post(self.url, json=body)
             except httpx.HTTPError as exc:

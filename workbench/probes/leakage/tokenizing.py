@@ -48,10 +48,11 @@ class Encoded:
         return int(self.ids.size)
 
     def span_text(self, first: int, count: int) -> str:
-        """The text of ``count`` tokens from token ``first`` (as written in the text)."""
+        """The text of ``count`` tokens from token ``first`` (as written in the text, without the white space a
+        first token may carry)."""
         if count <= 0:
             return ""
-        return self.text[int(self.starts[first]) : int(self.ends[first + count - 1])]
+        return self.text[int(self.starts[first]) : int(self.ends[first + count - 1])].strip()
 
 
 class IndexTokenizer(Protocol):

@@ -150,7 +150,8 @@ class Vocabulary:
 
     def encode_spans(self, text: str, *, grow: bool = False,
                      unknown: int = -1) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
-        """(normalized text, token ids, token starts, token ends): offsets are into the normalized text."""
+        """(NFC text, token ids, token starts, token ends): offsets are into the NFC text, where curly quotes
+        are still as written."""
         import pandas as pd
 
         text = normalize(text)
