@@ -74,12 +74,15 @@ def clean_paraphrase(raw: str | None, passage: str) -> str | None:
 def run_paraphrases(project: "Project", paraphraser: str, source: str = "cloze", *,
                     book_ids: Sequence[int] | None = None, passage_ids: Sequence[int] | None = None,
                     temperature: float = 0.7, seed: int = 0, max_tokens: int = 400,
-                    state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
-    """Three paraphrases of each passage by ``paraphraser``, stored as they come."""
+                    params: dict[str, Any] | None = None, state: TaskState | None = None,
+                    retry_failed: bool = False) -> JobReport:
+    """Three paraphrases of each passage by ``paraphraser``, stored as they come (``params`` changes
+    other generation parameters, e.g. ``{"min_tokens": 20}``)."""
     ids = list(passage_ids) if passage_ids is not None else passage_store.gather(project, source, book_ids=book_ids)
     spec = _model(project, paraphraser)
     template = get_template(project, PARAPHRASE_TEMPLATE, kind=PARAPHRASE_TEMPLATE)
-    params = GenerationParams(temperature=temperature, max_tokens=max_tokens, seed=seed)
+    params = GenerationParams.from_dict({"temperature": temperature, "max_tokens": max_tokens, "seed": seed,
+                                         **(params or {})})
     run_id = find_or_create_run(project, PARAPHRASE_KIND, model_id=spec.id, template_id=template.id,
                                 params=params.as_dict(), config={"passage_ids": ids})
     units = [Unit(i, s) for i in ids for s in range(PARAPHRASES)]
@@ -142,7 +145,9 @@ def paraphrases_frame(project: "Project", paraphraser: str) -> pd.DataFrame:
 def current_paraphrases(project: "Project", paraphraser: str) -> dict[int, list[tuple[int, str]]]:
     """Passage id -> its three current paraphrases as (sample, text), for passages that have three."""
     frame = paraphrases_frame(project, paraphraser)
-    frame = frame[frame["current"]]
+    if frame.empty:
+        return {}
+    frame = frame[frame["current"].astype(bool)]
     return {int(item): [(int(s), t) for s, t in zip(group["sample"], group["paraphrase"])]
             for item, group in frame.groupby("item_id")}
 
@@ -181,8 +186,8 @@ def answer_letter(raw: str | None) -> str | None:
 
 
 def run_quiz(project: "Project", model: str, paraphraser: str, *, orders: int = 4, seed: int = 0,
-             passage_ids: Sequence[int] | None = None, state: TaskState | None = None,
-             retry_failed: bool = False) -> JobReport:
+             passage_ids: Sequence[int] | None = None, params: dict[str, Any] | None = None,
+             state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
     """Ask ``model`` every question for the passages that have three current paraphrases by ``paraphraser``."""
     if orders not in ORDER_CHOICES:
         raise UserError("Ask each passage in 4 option orders (each position once) or all 24.")
@@ -196,9 +201,9 @@ def run_quiz(project: "Project", model: str, paraphraser: str, *, orders: int = 
     paraphraser_id = _model(project, paraphraser).id
     config = {"passage_ids": ids, "paraphraser_id": paraphraser_id, "orders": orders, "seed": seed,
               "paraphrase_samples": {str(i): [s for s, _ in current[i]] for i in ids}}
-    params = GenerationParams(temperature=0.0, max_tokens=4, seed=0)
+    generation = GenerationParams.from_dict({"temperature": 0.0, "max_tokens": 4, "seed": 0, **(params or {})})
     run_id = find_or_create_run(project, QUIZ_KIND, model_id=spec.id, template_id=template.id,
-                                params=params.as_dict(), config=config)
+                                params=generation.as_dict(), config=config)
     return _ask(project, run_id, state, retry_failed)
 
 

@@ -177,7 +177,7 @@ def passages_frame(project: "Project", ids: Sequence[int] | None = None) -> pd.D
            " FROM leakage_passages p LEFT JOIN books b ON b.id = p.book_id")
     params: list = []
     if ids is not None:
-        ids = list(ids)
+        ids = [int(i) for i in ids]  # numpy integers would reach SQLite as bytes
         if not ids:
             return pd.DataFrame(columns=COLUMNS)
         frames = []
