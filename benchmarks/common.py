@@ -6,7 +6,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED_DATA = next((p / "shared" / "data" for p in Path(__file__).resolve().parents if (p / "shared" / "data").is_dir()),
+                   Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 
 def line(name: str, value: float, unit: str, goal: str, passed: bool, **extra: Any) -> dict[str, Any]:

@@ -47,7 +47,8 @@ def test_the_same_word_gets_the_same_id_across_texts_and_unknown_words_get_minus
 
 def test_offsets_point_at_the_tokens_as_written_and_curly_quotes_count_as_straight_ones():
     vocabulary = Vocabulary()
-    text, ids, starts, ends = vocabulary.encode_spans("\u201cWell,\u201d she said", grow=True)
+    spans = vocabulary.encode_spans("\u201cWell,\u201d she said", grow=True)
+    text, ids, starts, ends = spans.text, spans.ids, spans.starts, spans.ends
     assert [text[s:e] for s, e in zip(starts, ends)] == ["\u201c", "Well", ",", "\u201d", "she", "said"]
     assert vocabulary.decode(ids) == ['"', "Well", ",", '"', "she", "said"]
     assert ids[0] == ids[3]
@@ -74,6 +75,7 @@ def test_long_texts_are_cut_between_words_only():
 @pytest.mark.parametrize("text", SAMPLES)
 def test_word_count_is_that_of_str_split(text):
     assert count_words(text) == len(text.split())
+    assert Vocabulary().encode_spans(text).words == len(text.split())
 
 
 def test_two_unit_tokens_never_match_from_their_second_half():

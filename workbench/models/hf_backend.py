@@ -300,7 +300,7 @@ class TransformersBackend(Backend):
         A batch holds at most ``score_budget`` tokens, so that its logits (tokens x vocabulary) stay a few
         hundred megabytes; a text longer than the model's context is read in half-overlapping windows."""
         self._require_causal("score a text")
-        prepared = [self._scoring_tokens(text, start_token) for text in texts]
+        prepared = self._scoring_tokens(texts, start_token)
         mask = self._word_start_mask() if word_boundaries else None
         width = self.max_positions or (1 << 30)
         slots = [_ScoreSlots(len(ids)) for ids, _, _ in prepared]
@@ -334,20 +334,26 @@ class TransformersBackend(Backend):
         vocab = self.model.get_output_embeddings().weight.shape[0]
         return max(1, min(self.token_budget, (1 << 25) // max(vocab, 1)))
 
-    def _scoring_tokens(self, text: str, start_token: bool) -> tuple[list[int], list[tuple[int, int]], list[bool]]:
-        """Token ids, character offsets and which tokens are special ones, as the tokenizer encodes the text."""
+    def _scoring_tokens(self, texts: Sequence[str], start_token: bool) -> list[tuple[list[int], list, list[bool]]]:
+        """Per text: token ids, character offsets and which tokens are special, as the tokenizer encodes it
+        (all texts in one call of a fast tokenizer)."""
         if getattr(self.tokenizer, "is_fast", False):
-            out = self.tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True)
-            ids = list(out["input_ids"])
-            offsets = [tuple(o) for o in out["offset_mapping"]]
-            special = [bool(m) for m in out["special_tokens_mask"]]
+            out = self.tokenizer(list(texts), return_offsets_mapping=True, return_special_tokens_mask=True)
+            encoded = [(list(ids), [tuple(o) for o in offsets], [bool(m) for m in special])
+                       for ids, offsets, special in zip(out["input_ids"], out["offset_mapping"],
+                                                        out["special_tokens_mask"])]
         else:
-            ids = self._encode(text, True)
-            special = [i in set(self.tokenizer.all_special_ids) for i in ids]
-            offsets = _offsets_by_decoding(self.tokenizer, ids, special, len(text))
-        if start_token and not (special and special[0]):
-            ids, offsets, special = [self._start_token(), *ids], [(0, 0), *offsets], [True, *special]
-        return ids, offsets, special
+            specials = set(self.tokenizer.all_special_ids)
+            encoded = []
+            for text in texts:
+                ids = self._encode(text, True)
+                special = [i in specials for i in ids]
+                encoded.append((ids, _offsets_by_decoding(self.tokenizer, ids, special, len(text)), special))
+        if not start_token:
+            return encoded
+        start = self._start_token()
+        return [(ids, offsets, special) if special and special[0] else
+                ([start, *ids], [(0, 0), *offsets], [True, *special]) for ids, offsets, special in encoded]
 
     def _word_start_mask(self):
         """1.0 for tokens that begin a new word (they start with white space) and for end-of-text."""
@@ -380,15 +386,16 @@ class TransformersBackend(Backend):
             expected = (probs * logp).sum(-1)
             variance = ((probs * logp.square()).sum(-1) - expected.square()).clamp_min(0.0)
             chosen = logp[:, :-1].gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-            starts = (probs * mask).sum(-1) if mask is not None else None
+            starts = (probs * mask).sum(-1).cpu().numpy() if mask is not None else None
+        chosen, expected, variance = chosen.cpu().numpy(), expected.cpu().numpy(), variance.cpu().numpy()
         out = []
         for row, window in enumerate(windows):
             n = len(window)
             out.append({
-                "logprobs": chosen[row, : n - 1].cpu().tolist(),
-                "expected": expected[row, : n - 1].cpu().tolist(),
-                "variance": variance[row, : n - 1].cpu().tolist(),
-                "word_start": starts[row, :n].cpu().tolist() if starts is not None else None,
+                "logprobs": chosen[row, : n - 1].tolist(),
+                "expected": expected[row, : n - 1].tolist(),
+                "variance": variance[row, : n - 1].tolist(),
+                "word_start": starts[row, :n].tolist() if starts is not None else None,
             })
         return out
 

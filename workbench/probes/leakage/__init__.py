@@ -16,7 +16,9 @@ Analyses (each a run kind of the job runner, raw answers stored first, derived w
 - ``membership``   perplexity, zlib ratio, Min-K%, Min-K%++ and the reference-model ratio on open models;
 - ``surprisal``    word-level surprisal with the leading-white-space correction;
 - ``decop``        the DE-COP multiple-choice test (paraphrases, permuted options, accuracy against chance);
-- ``charts``       the figures; ``commands``: ``palimpsest corpus|leakage|membership|surprisal|decop``.
+- ``statistics``   Spearman, ROC AUC and binomial tests, each through scipy;
+- ``charts``       the figures; ``methods``: the methods text; ``commands``: ``palimpsest corpus|leakage|
+                   membership|surprisal|decop``.
 """
 
 from workbench.registry import Part
@@ -25,6 +27,7 @@ PART = Part(
     "leakage",
     commands=("workbench.probes.leakage.commands",),
     exports=("workbench.probes.leakage.charts",),
+    methods=("workbench.probes.leakage.methods",),
     resumers=(
         "workbench.probes.leakage.overlap",
         "workbench.probes.leakage.frequency",

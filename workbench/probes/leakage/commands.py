@@ -160,9 +160,9 @@ def _register_decop(subparsers) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- handlers
-def _report(report, stream=sys.stderr) -> None:
+def _report(report) -> None:
     note = f" {report.message}" if report.message else ""
-    stream.write(f"Run {report.run_id}: {report.done} of {report.total} done, {report.failed} failed.{note}\n")
+    sys.stderr.write(f"Run {report.run_id}: {report.done} of {report.total} done, {report.failed} failed.{note}\n")
 
 
 def cmd_corpus_index(args) -> int:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Sequence, Union
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.probes.leakage.index_build import IndexInfo, build_index, size_on_disk
-from workbench.probes.leakage.tokenizing import WordTokenizer, model_tokenizer, spec_from_choice, WORD
+from workbench.probes.leakage.index_build import IndexInfo, build_index
+from workbench.probes.leakage.tokenizing import WORD, WordTokenizer, model_tokenizer, spec_from_choice
 from workbench.progress import TaskState
 from workbench.project import now
 
@@ -195,9 +195,3 @@ def open_index(project: "Project", name: str) -> "NgramIndex":
     from workbench.probes.leakage.local_index import LocalIndex
 
     return LocalIndex.open(project, corpus.folder(project))
-
-
-def check_local_size(project: "Project", name: str) -> int:
-    """Bytes the corpus's index takes on disk now (0 when its folder is missing)."""
-    folder = get_corpus(project, name).folder(project)
-    return size_on_disk(folder) if folder.exists() else 0

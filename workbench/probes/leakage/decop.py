@@ -255,7 +255,9 @@ register_resumer(QUIZ_KIND, resume_quiz)
 # ---------------------------------------------------------------------------------------------- results
 def answers_frame(project: "Project", model: str) -> pd.DataFrame:
     """Every question asked of ``model``: passage, order, the letter expected, the answer, correct."""
-    spec = _model(project, model)
+    from workbench.models.registry import get_model
+
+    spec = get_model(project, model)
     found = responses(project, QUIZ_KIND, model_id=spec.id, ok_only=False)
     columns = ["book", "book_id", "passage_id", "item_id", "question", "expected", "answer", "correct", "status",
                "raw", "run_id"]
@@ -282,8 +284,9 @@ def accuracy_frame(project: "Project", model: str | None = None) -> pd.DataFrame
     test against 25%."""
     from workbench.models.registry import list_models
 
-    labels = [model] if model else [m.label for m in list_models(project)]
     names = {m.id: m.label for m in list_models(project)}
+    asked = {row[0] for row in project.db.execute("SELECT DISTINCT model_id FROM runs WHERE kind = ?", [QUIZ_KIND])}
+    labels = [model] if model else [names[i] for i in sorted(asked) if i in names]
     rows = []
     for label in labels:
         answers = answers_frame(project, label)

@@ -18,7 +18,6 @@ import json
 import random
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-import numpy as np
 import pandas as pd
 
 from workbench.errors import UserError
@@ -204,8 +203,3 @@ def correlations(project: "Project", corpus: str, *, model: str | None = None, s
         rows.append({"group": name, "books": len(part), "rho": result.rho, "p_value": result.p_value,
                      "ci_low": result.ci_low, "ci_high": result.ci_high, "model": chosen, "corpus": corpus})
     return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
-
-
-def log_frequency(values: pd.Series) -> np.ndarray:
-    """log10(1 + mean count), for plotting counts that span orders of magnitude."""
-    return np.log10(1.0 + values.astype(float).to_numpy())

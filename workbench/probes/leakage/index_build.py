@@ -27,6 +27,8 @@ import os
 import shutil
 import subprocess
 import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -34,8 +36,8 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from workbench.errors import CancelledError, UserError
-from workbench.probes.leakage.wordlevel import count_words
 from workbench.probes.leakage.tokenizing import VOCABULARY_FILE, IndexTokenizer, WordTokenizer, to_units, width_for
+from workbench.probes.leakage.wordlevel import count_words, prepare
 from workbench.progress import TaskState
 
 META_FILE = "index.json"
@@ -177,8 +179,9 @@ def build_index(
     scratch.mkdir(parents=True)
     started = time.monotonic()
     try:
-        info = _tokenize_all(files, scratch, tokenizer, state)
-        _build_suffix_array(program, scratch, info.width, state, cpus or os.cpu_count() or 1)
+        cpus = cpus or os.cpu_count() or 1
+        info = _tokenize_all(files, scratch, tokenizer, state, cpus)
+        _build_suffix_array(program, scratch, info.width, state, cpus)
         info.size_bytes = sum(p.stat().st_size for p in scratch.iterdir())
         info.engine = engine_version()
         from workbench.project import now
@@ -194,7 +197,10 @@ def build_index(
     return info
 
 
-def _tokenize_all(files: list[Path], scratch: Path, tokenizer: IndexTokenizer, state: TaskState) -> IndexInfo:
+def _tokenize_all(files: list[Path], scratch: Path, tokenizer: IndexTokenizer, state: TaskState,
+                  cpus: int) -> IndexInfo:
+    """Tokenize every document, several at a time in threads (the array work releases Python's lock); the
+    vocabulary numbers their tokens in document order, so ids do not depend on the threads."""
     total_bytes = sum(p.stat().st_size for p in files) or 1
     done_bytes = 0
     records: list[SourceFile] = []
@@ -202,24 +208,44 @@ def _tokenize_all(files: list[Path], scratch: Path, tokenizer: IndexTokenizer, s
     words = 0
     ids_path = scratch / "ids.scratch"
     grow = isinstance(tokenizer, WordTokenizer)
-    with open(ids_path, "wb") as ids_out:
-        for path in files:
-            state.check()
-            record = SourceFile(str(path), path.stat().st_size)
-            try:
-                for text in documents(path):
-                    state.check()
-                    ids = tokenizer.encode(text, grow=True).ids if grow else tokenizer.encode(text).ids
-                    ids_out.write(ids.astype(np.uint32).tobytes())
-                    lengths.append(int(ids.size))
-                    record.documents += 1
-                    record.tokens += int(ids.size)
-                    words += count_words(text)
-            except UserError as exc:
-                record.skipped = str(exc)
-            records.append(record)
-            done_bytes += record.bytes
-            state.progress(done_bytes, total_bytes, f"Reading {path.name}")
+    work = prepare if grow else (lambda text: (tokenizer.encode(text).ids, count_words(text)))
+    pending: deque = deque()  # (record, future) in document order, across files
+
+    def take_one() -> None:
+        nonlocal words
+        record, future = pending.popleft()
+        if grow:
+            spans = tokenizer.vocabulary.assign(future.result(), grow=True)  # type: ignore[attr-defined]
+            ids, count = spans.ids, spans.words
+        else:
+            ids, count = future.result()
+        ids_out.write(ids.astype(np.uint32).tobytes())
+        lengths.append(int(ids.size))
+        record.documents += 1
+        record.tokens += int(ids.size)
+        words += count
+
+    with open(ids_path, "wb") as ids_out, ThreadPoolExecutor(max_workers=max(1, cpus)) as pool:
+        try:
+            for path in files:
+                state.check()
+                record = SourceFile(str(path), path.stat().st_size)
+                records.append(record)
+                try:
+                    for text in documents(path):
+                        state.check()
+                        pending.append((record, pool.submit(work, text)))
+                        while len(pending) > 2 * cpus:
+                            take_one()
+                except UserError as exc:
+                    record.skipped = str(exc)
+                done_bytes += record.bytes
+                state.progress(done_bytes, total_bytes, f"Reading {path.name}")
+            while pending:
+                take_one()
+        finally:
+            for _, future in pending:
+                future.cancel()
     if not lengths:
         raise UserError("None of the files held any text to index. " + "; ".join(r.skipped for r in records if r.skipped))
     vocabulary = tokenizer.vocabulary_size()

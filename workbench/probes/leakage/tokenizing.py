@@ -93,7 +93,8 @@ class WordTokenizer:
         self.vocabulary = vocabulary or Vocabulary()
 
     def encode(self, text: str, *, grow: bool = False) -> Encoded:
-        return Encoded(*self.vocabulary.encode_spans(text, grow=grow))
+        spans = self.vocabulary.encode_spans(text, grow=grow)
+        return Encoded(spans.text, spans.ids, spans.starts, spans.ends)
 
     def vocabulary_size(self) -> int:
         return len(self.vocabulary)

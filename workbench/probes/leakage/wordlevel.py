@@ -21,6 +21,7 @@ tokens never contain white space.
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -78,22 +79,34 @@ def normalize(text: str) -> str:
     return text
 
 
-def split_fingerprints(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(code points, token starts, token ends, token fingerprints) of one already normalized text."""
-    classes = _class_table()
+@dataclass(frozen=True)
+class Split:
+    points: np.ndarray  # the text's code points (typographic quotes made straight)
+    starts: np.ndarray  # where each token starts and ends (code point offsets)
+    ends: np.ndarray
+    fingerprints: np.ndarray  # one 64-bit fingerprint per token
+    words: int  # white-space separated words
+
+
+@dataclass(frozen=True)
+class Spans:
+    text: str  # the NFC text the offsets refer to
+    ids: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    words: int
+
+
+def split_fingerprints(text: str) -> Split:
+    """Tokens of one already normalized text: where they are and their fingerprints."""
     points = np.frombuffer(text.encode("utf-32-le"), np.uint32)
     if points.size == 0:
         empty = np.zeros(0, np.int64)
-        return points, empty, empty, np.zeros(0, np.uint64)
-    low = np.minimum(points, 0xFFFF)
-    points = np.where(points < 0x10000, _tables["quotes"][low], points)
-    kind = classes[low]
-    astral = np.flatnonzero(points >= 0x10000)
-    for index in astral:  # characters beyond the BMP (emoji, rare scripts): looked up one by one
-        char = chr(int(points[index]))
-        kind[index] = SPACE if char.isspace() else WORD if char.isalnum() else OTHER
+        return Split(points, empty, empty, np.zeros(0, np.uint64), 0)
+    points, kind = _classes(points)
     word = kind == WORD
     other = kind == OTHER
+    words = _runs(kind != SPACE)
     starts = np.flatnonzero(other | (word & ~np.concatenate(([False], word[:-1]))))
     ends = np.flatnonzero(other | (word & ~np.concatenate((word[1:], [False])))) + 1
     power, inverse = _powers(points.size + 1)
@@ -101,18 +114,30 @@ def split_fingerprints(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
         prefix = np.zeros(points.size + 1, np.uint64)
         np.cumsum((points.astype(np.uint64) + np.uint64(1)) * power[: points.size], out=prefix[1:])
         fingerprints = (prefix[ends] - prefix[starts]) * inverse[starts]
-    return points, starts, ends, fingerprints
+    return Split(points, starts, ends, fingerprints, words)
+
+
+def _classes(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code points with typographic quotes made straight, the class of each)."""
+    classes = _class_table()
+    low = np.minimum(points, 0xFFFF)
+    points = np.where(points < 0x10000, _tables["quotes"][low], points)
+    kind = classes[low]
+    for index in np.flatnonzero(points >= 0x10000):  # beyond the BMP (emoji, rare scripts): one by one
+        char = chr(int(points[index]))
+        kind[index] = SPACE if char.isspace() else WORD if char.isalnum() else OTHER
+    return points, kind
+
+
+def _runs(filled: np.ndarray) -> int:
+    """How many runs of True there are."""
+    return int(np.count_nonzero(filled[1:] & ~filled[:-1]) + filled[0]) if filled.size else 0
 
 
 def count_words(text: str) -> int:
     """White-space separated words (as ``len(text.split())`` counts them), without making the strings."""
     points = np.frombuffer(text.encode("utf-32-le"), np.uint32)
-    if points.size == 0:
-        return 0
-    space = _class_table()[np.minimum(points, 0xFFFF)] == SPACE
-    astral = np.flatnonzero(points >= 0x10000)
-    space[astral] = [chr(int(points[i])).isspace() for i in astral]
-    return int(np.count_nonzero(~space[1:] & space[:-1]) + (not space[0]))
+    return _runs(_classes(points)[1] != SPACE) if points.size else 0
 
 
 def pieces(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
@@ -127,6 +152,31 @@ def pieces(text: str, size: int = CHUNK_CHARS) -> Iterable[str]:
         start = end
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A text cut into tokens, each told by its fingerprint, before the vocabulary numbers them."""
+
+    text: str
+    pieces: list[tuple[Split, int, np.ndarray, np.ndarray]]  # (split, character offset, codes, unique fingerprints)
+    words: int
+
+
+def prepare(text: str) -> Prepared:
+    """The work of encoding that needs no vocabulary (most of it): safe to run in several threads at once."""
+    import pandas as pd
+
+    text = normalize(text)
+    parts, offset, words = [], 0, 0
+    for piece in pieces(text):
+        split = split_fingerprints(piece)
+        words += split.words
+        if split.fingerprints.size:
+            codes, uniques = pd.factorize(split.fingerprints)
+            parts.append((split, offset, codes, uniques))
+        offset += len(piece)
+    return Prepared(text, parts, words)
+
+
 class Vocabulary:
     """Token types numbered from 0 in the order they are first seen."""
 
@@ -136,7 +186,7 @@ class Vocabulary:
         self.words: list[str] = list(words)
         self._index = pd.Index(np.zeros(0, np.uint64))
         if self.words:
-            fingerprints = split_fingerprints("\n".join(self.words))[3]
+            fingerprints = split_fingerprints("\n".join(self.words)).fingerprints
             if fingerprints.size != len(self.words):
                 raise ValueError("a vocabulary holds single tokens, one per line")
             self._index = pd.Index(fingerprints)
@@ -146,45 +196,43 @@ class Vocabulary:
 
     def encode(self, text: str, *, grow: bool = False, unknown: int = -1) -> np.ndarray:
         """Token ids of ``text`` (int64). New types get new ids when ``grow``, else ``unknown``."""
-        return self.encode_spans(text, grow=grow, unknown=unknown)[1]
+        return self.encode_spans(text, grow=grow, unknown=unknown).ids
 
-    def encode_spans(self, text: str, *, grow: bool = False,
-                     unknown: int = -1) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
-        """(NFC text, token ids, token starts, token ends): offsets are into the NFC text, where curly quotes
-        are still as written."""
+    def encode_spans(self, text: str, *, grow: bool = False, unknown: int = -1) -> Spans:
+        """Token ids and places of ``text``: offsets are into its NFC form, where curly quotes are still as
+        written."""
+        return self.assign(prepare(text), grow=grow, unknown=unknown)
+
+    def assign(self, prepared: "Prepared", *, grow: bool = False, unknown: int = -1) -> Spans:
+        """Ids for a text's tokens found by ``prepare`` (which may run in another thread; this may not)."""
         import pandas as pd
 
-        text = normalize(text)
-        ids_parts, start_parts, end_parts, offset = [], [], [], 0
-        for piece in pieces(text):
-            points, starts, ends, fingerprints = split_fingerprints(piece)
-            if fingerprints.size:
-                codes, uniques = pd.factorize(fingerprints)
-                ids = self._index.get_indexer(uniques)
-                new = np.flatnonzero(ids < 0)
-                if new.size and grow:
-                    first = np.full(len(uniques), -1, np.int64)
-                    first[codes[::-1]] = np.arange(codes.size - 1, -1, -1)
-                    ids[new] = np.arange(len(self.words), len(self.words) + new.size)
-                    for u in new:
-                        at = first[u]
-                        self.words.append(points[starts[at] : ends[at]].tobytes().decode("utf-32-le"))
-                    self._index = self._index.append(pd.Index(uniques[new]))
-                elif new.size:
-                    ids[new] = unknown
-                ids_parts.append(ids[codes].astype(np.int64))
-                start_parts.append(starts + offset)
-                end_parts.append(ends + offset)
-            offset += len(piece)
-        return text, _joined(ids_parts), _joined(start_parts), _joined(end_parts)
+        ids_parts, start_parts, end_parts = [], [], []
+        for split, offset, codes, uniques in prepared.pieces:
+            ids = self._index.get_indexer(uniques)
+            new = np.flatnonzero(ids < 0)
+            if new.size and grow:
+                first = np.full(len(uniques), -1, np.int64)
+                first[codes[::-1]] = np.arange(codes.size - 1, -1, -1)
+                ids[new] = np.arange(len(self.words), len(self.words) + new.size)
+                for u in new:
+                    at = first[u]
+                    self.words.append(split.points[split.starts[at] : split.ends[at]].tobytes().decode("utf-32-le"))
+                self._index = self._index.append(pd.Index(uniques[new]))
+            elif new.size:
+                ids[new] = unknown
+            ids_parts.append(ids[codes].astype(np.int64))
+            start_parts.append(split.starts + offset)
+            end_parts.append(split.ends + offset)
+        return Spans(prepared.text, _joined(ids_parts), _joined(start_parts), _joined(end_parts), prepared.words)
 
     def tokens(self, text: str) -> list[str]:
         """The tokens of ``text`` as strings (normalized), for display and tests."""
         text = normalize(text)
         out: list[str] = []
         for piece in pieces(text):
-            points, starts, ends, _ = split_fingerprints(piece)
-            out.extend(points[s:e].tobytes().decode("utf-32-le") for s, e in zip(starts, ends))
+            split = split_fingerprints(piece)
+            out.extend(split.points[s:e].tobytes().decode("utf-32-le") for s, e in zip(split.starts, split.ends))
         return out
 
     def decode(self, ids: Sequence[int], unknown: str = "\N{REPLACEMENT CHARACTER}") -> list[str]:
