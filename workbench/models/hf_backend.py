@@ -705,13 +705,12 @@ class _ScoreSlots:
 
     def fill(self, start: int, end: int, first: int, values: dict) -> None:
         # local position t (>= 1) of the window is predicted from position t - 1: values[...][t - 1]
-        for t in range(max(1, first - start), end - start):
-            self.logprobs[start + t] = values["logprobs"][t - 1]
-            self.expected[start + t] = values["expected"][t - 1]
-            self.variance[start + t] = values["variance"][t - 1]
+        low = max(1, first - start)
+        self.logprobs[start + low : end] = values["logprobs"][low - 1 : end - start - 1]
+        self.expected[start + low : end] = values["expected"][low - 1 : end - start - 1]
+        self.variance[start + low : end] = values["variance"][low - 1 : end - start - 1]
         if values["word_start"] is not None:
-            for t in range(max(1, first - start), end - start + 1):
-                self.word_start[start + t] = values["word_start"][t - 1]
+            self.word_start[start + low : end + 1] = values["word_start"][low - 1 : end - start]
 
     def scores(self, text: str, offsets, special, with_word_start: bool) -> TokenScores:
         keep = [i for i, s in enumerate(special) if not s]
