@@ -11,17 +11,7 @@ from typing import Sequence
 
 from workbench import registry
 from workbench.errors import UserError
-
-# Modules with a ``register(subparsers)`` function. Append yours.
-COMMAND_MODULES = [
-    "workbench.project.commands",
-    "workbench.annotation.commands",
-    "workbench.corpus.commands",
-    "workbench.models.commands",
-    "workbench.probes.cloze.commands",
-    "workbench.probes.rep.commands",
-    "workbench.export.commands",
-]
+from workbench.version import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,8 +19,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="palimpsest",
         description="Palimpsest: what does a language model remember about a book, and which biases did it learn?",
     )
-    from workbench import __version__
-
     parser.add_argument("--version", action="version", version=f"palimpsest {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in registry.load("commands"):
