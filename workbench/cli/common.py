@@ -11,6 +11,7 @@ from typing import Iterator
 
 import pandas as pd
 
+from workbench.errors import UserError
 from workbench.project import Project
 from workbench.progress import Progress, TaskState, describe_duration
 
@@ -42,6 +43,17 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
             with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
                                    "display.max_colwidth", 60):
                 out.write(frame.to_string(index=False) + "\n")
+
+
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    """``["model=gpt4", "decade=1950s"]`` -> ``{"model": "gpt4", "decade": "1950s"}``."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"'{pair}' is not an option: write it as key=value.")
+        options[key.strip()] = value.strip()
+    return options
 
 
 def add_format_argument(parser: argparse.ArgumentParser, default: str = "table") -> None:
