@@ -410,7 +410,7 @@ def test_the_page_fits_a_laptop_window_even_with_a_message_shown(qtbot, library,
     area.show()
     page.set_project(project)
     page.show_summary("Extracted 1,234 passages from 24 book(s). " * 6)
-    qtbot.waitUntil(lambda: page.summary_box.isVisible())
+    qtbot.waitUntil(lambda: page.summary.isVisible())
     qtbot.wait(50)
     assert page.height() <= area.viewport().height() and page.width() <= area.viewport().width()
     assert page.books.table.columnWidth(BOOK) >= 150  # book titles stay readable

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -33,7 +33,7 @@ from ui import dialogs
 from ui.annotate.book_list import BookList
 from ui.annotate.tasks_view import KIND_NAMES, plural
 from ui.background import Operation
-from ui.widgets.operation_row import OperationRow
+from ui.widgets.progress_row import ProgressRow
 from ui.widgets.screen_fit import resize_to_fit
 from workbench.annotation.item_import import import_items
 from workbench.annotation.items import PASSAGE_WORDS, SCENE_CHARS, add_book_passages
@@ -91,11 +91,10 @@ class AddItemsDialog(QDialog):
 
     def __init__(self, ops, project, task: Task, parent: QWidget | None = None):
         super().__init__(parent)
-        self.ops = ops
         self.project = project
         self.task = task
-        self.operation: Operation | None = None
-        self.progress_row: OperationRow | None = None
+        self.work = ops.slot(self)
+        self.work.busy_changed.connect(self._set_busy)
         self.progress_seen: list = []  # every progress report of the current operation
         self.last_report = None  # the latest summary report
         self.setWindowTitle(f"Add items to '{task.name}'")
@@ -119,8 +118,8 @@ class AddItemsDialog(QDialog):
             layout.addWidget(hint)
         layout.addWidget(self._file_box())
 
-        self.progress_area = QVBoxLayout()
-        layout.addLayout(self.progress_area)
+        self.progress_row = ProgressRow(self.work)
+        layout.addWidget(self.progress_row)
         self.result = QLabel()
         self.result.setObjectName("items-result")
         self.result.setWordWrap(True)
@@ -137,6 +136,10 @@ class AddItemsDialog(QDialog):
             self.books.load(project)
         self._show_count()
         self.finished.connect(self._on_finished)
+
+    @property
+    def operation(self) -> Operation | None:
+        return self.work.operation
 
     def _show_count(self) -> None:
         row = tasks_overview(self.project).set_index("task_id").loc[self.task.id]
@@ -251,18 +254,20 @@ class AddItemsDialog(QDialog):
         per_book, words, seed = self.per_book.value(), self.words.value(), self.seed.value()
 
         def work(state):
-            return add_book_passages(project, task_id, book_ids, per_book=per_book, seed=seed, words=words, state=state)
+            return per_book, add_book_passages(project, task_id, book_ids, per_book=per_book, seed=seed, words=words,
+                                               state=state)
 
-        def done(added: dict[int, int]) -> None:
-            total = sum(added.values())
-            short = sum(1 for n in added.values() if n < per_book)
-            text = f"Added {plural(total, 'passage')} from {plural(len(added), 'book')}."
-            if short:
-                text += (f" {short} book(s) gave fewer new passages than asked for (too short, or sampled before "
-                         "with this seed).")
-            self.result.setText(text)
+        return self._start(work, "Sampling passages", self._passages_added)
 
-        return self._start(work, "Sampling passages", done)
+    def _passages_added(self, result: tuple[int, dict[int, int]]) -> None:
+        per_book, added = result
+        total = sum(added.values())
+        short = sum(1 for n in added.values() if n < per_book)
+        text = f"Added {plural(total, 'passage')} from {plural(len(added), 'book')}."
+        if short:
+            text += (f" {short} book(s) gave fewer new passages than asked for (too short, or sampled before "
+                     "with this seed).")
+        self.result.setText(text)
 
     # ------------------------------------------------------------------ summary validity
     def plan(self) -> SummaryPlan:
@@ -308,32 +313,30 @@ class AddItemsDialog(QDialog):
             self.show_error(str(exc))
             return None
         if not self._chosen_is_paid():
-            return self._run_summaries(plan)
+            return self._start(self._summaries(plan), "Making summaries", self._summaries_done)
         project, task_id = self.project, self.task.id
-        return self._start(lambda state: estimate_plan_cost(project, task_id, plan, state),
-                           "Estimating what the summaries cost", lambda estimate: self._confirm_cost(plan, estimate))
+        return self._start(lambda state: (plan, estimate_plan_cost(project, task_id, plan, state)),
+                           "Estimating what the summaries cost", self._confirm_cost)
 
-    def _confirm_cost(self, plan: SummaryPlan, estimate) -> None:
+    def _confirm_cost(self, estimated: tuple) -> None:
+        plan, estimate = estimated
         text = estimate.describe()
         self.cost.setText(text)
         question = (f"'{plan.model}' is a paid API.\n\n{text}\n\nEach scene needs a summary and then a changed "
                     f"version of it. An unusable answer is asked again (up to {plan.max_attempts} times in all), "
                     "which costs more; answers already stored are not paid for again. Start?")
         if dialogs.ask(self, question):
-            QTimer.singleShot(0, lambda: self._run_summaries(plan))  # once the estimate's operation has ended
+            self._launch(self._summaries(plan), "Making summaries", self._summaries_done)  # in the estimate's place
         else:
             self.result.setText("Nothing was sent to the model.")
 
-    def _run_summaries(self, plan: SummaryPlan) -> Operation | None:
-        if self.operation is not None:
-            QTimer.singleShot(50, lambda: self._run_summaries(plan))
-            return None
+    def _summaries(self, plan: SummaryPlan):
         project, task_id = self.project, self.task.id
 
         def work(state):
             return run_plan(project, task_id, plan, state), state.cancelled
 
-        return self._start(work, "Making summaries", self._summaries_done)
+        return work
 
     def retry_failed_summaries(self) -> Operation | None:
         label = self.model.currentData()
@@ -374,27 +377,30 @@ class AddItemsDialog(QDialog):
 
     def import_file(self, path: str | Path) -> Operation | None:
         project, task_id, path = self.project, self.task.id, Path(path)
+        return self._start(lambda state: (import_items(project, task_id, path), path.name), "Importing items",
+                           self._imported)
 
-        def done(count: int) -> None:
-            self.result.setText(f"Imported {plural(count, 'item')} from {path.name}.")
-
-        return self._start(lambda state: import_items(project, task_id, path), "Importing items", done)
+    def _imported(self, result: tuple[int, str]) -> None:
+        count, name = result
+        self.result.setText(f"Imported {plural(count, 'item')} from {name}.")
 
     # ------------------------------------------------------------------ running
     def _start(self, fn, label: str, on_done) -> Operation | None:
         if self.operation is not None:
             self.show_error("Wait for the work in progress to finish (or cancel it) first.")
             return None
+        return self._launch(fn, label, on_done)
+
+    def _launch(self, fn, label: str, on_done) -> Operation:
+        """Start ``fn`` in place of what runs (an estimate whose answer has just come)."""
         self.result.clear()
         self.result.setStyleSheet("")
         self.progress_seen = []
-        self.operation = self.ops.run(fn, label=label, project=self.project, on_done=on_done, on_error=self._failed,
-                                      on_progress=self.progress_seen.append, on_cancelled=self._cancelled,
-                                      on_end=self._ended)
-        self.progress_row = OperationRow(self.operation)
-        self.progress_area.addWidget(self.progress_row)
-        self._set_busy(True)
-        return self.operation
+        return self.work.start(fn, label=label, project=self.project, on_done=on_done, on_error=self._failed,
+                               on_progress=self._progressed, on_cancelled=self._cancelled, on_end=self._ended)
+
+    def _progressed(self, progress) -> None:
+        self.progress_seen.append(progress)
 
     def _failed(self, message: str, details: str = "") -> None:
         self.result.setStyleSheet(ERROR_STYLE)
@@ -405,12 +411,6 @@ class AddItemsDialog(QDialog):
         self.result.setText(f"{message} What was finished before is kept.")
 
     def _ended(self) -> None:
-        self.operation = None
-        if self.progress_row is not None:
-            self.progress_row.setParent(None)
-            self.progress_row.deleteLater()
-            self.progress_row = None
-        self._set_busy(False)
         self.items_changed.emit()
         if not self.isVisible():  # closed while the work was finishing
             self.deleteLater()
@@ -433,7 +433,7 @@ class AddItemsDialog(QDialog):
         if self.operation is not None:
             if not dialogs.ask(self, "Items are still being added. Stop? Everything finished so far is kept."):
                 return
-            self.operation.cancel()
+            self.work.cancel()
             if self.books is not None:
                 self.books.load(None)  # nothing naming a book stays behind while the work winds down
         super().reject()
