@@ -37,14 +37,6 @@ BOOKS = [
 NAMES = ["Harriet", "Tobias", "Oswald", "Philippa", "Barnaby"]
 
 
-@pytest.fixture
-def messages(monkeypatch):
-    seen = {"errors": [], "infos": []}
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["infos"].append(message))
-    return seen
-
-
 def passage(number: int, k: int) -> str:
     return f"Scene {k} of book {number}: the rain had not stopped, and [MASK] waited by the window for news."
 

@@ -51,13 +51,6 @@ def resumable():
 
 
 @pytest.fixture
-def errors(monkeypatch):
-    seen = []
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(message))
-    return seen
-
-
-@pytest.fixture
 def page(qtbot, project):
     ops = BackgroundOps()
     page = JobsPage(ops)
@@ -102,7 +95,7 @@ def test_runs_are_listed_with_counts_tokens_and_cost(page, project, llama_server
     assert "Stopped at your request" in page.details.toPlainText()
 
 
-def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_server, resumable, qtbot, errors):
+def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_server, resumable, qtbot, messages):
     run_id = new_run(project, llama_server.base_url)
     state = TaskState()
     state._on_partial = lambda _: state.cancel()
@@ -112,7 +105,7 @@ def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_
     page.continue_button.click()
     assert page.ops.busy
     wait_idle(qtbot, page)
-    assert errors == []
+    assert messages["errors"] == messages["infos"] == []
     row = row_of(page, run_id)
     assert (row["Status"], row["Done"], row["Model calls"]) == ("done", "6 of 6", "6")
     assert not page.continue_button.isEnabled()
@@ -121,7 +114,7 @@ def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_
     assert sorted(counts) == [(i, 1) for i in range(6)]
 
 
-def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbot, errors):
+def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbot, messages):
     jobs.register_resumer(KIND, make_resumer(fail_items={1, 4}))
     try:
         run_id = new_run(project, llama_server.base_url)
@@ -138,7 +131,7 @@ def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbo
         jobs._RESUMERS.pop(KIND, None)
     row = row_of(page, run_id)
     assert (row["Failed"], row["Done"], row["Model calls"]) == ("0", "6 of 6", "8")
-    assert errors == []
+    assert messages["errors"] == messages["infos"] == []
 
 
 def test_running_work_shows_progress_and_cancel_stops_it(page, project, fault_proxy, resumable, qtbot):

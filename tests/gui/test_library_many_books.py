@@ -31,15 +31,6 @@ def add_book(project, number: int) -> int:
 
 
 @pytest.fixture
-def messages(monkeypatch):
-    seen = {"errors": [], "questions": []}
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.ask", lambda parent, question: seen["questions"].append(question) or True)
-    return seen
-
-
-@pytest.fixture
 def many(project):
     for number in range(BOOKS):
         add_book(project, number)

@@ -18,20 +18,6 @@ WAIT_MS = 30_000
 
 
 @pytest.fixture
-def messages(monkeypatch):
-    seen = {"errors": [], "questions": [], "answer": True}
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["errors"].append(message))
-
-    def ask(parent, question):
-        seen["questions"].append(question)
-        return seen["answer"]
-
-    monkeypatch.setattr("ui.dialogs.ask", ask)
-    return seen
-
-
-@pytest.fixture
 def page(qtbot, project, messages):
     ops = BackgroundOps()
     page = LibraryPage(ops)
@@ -136,6 +122,7 @@ def test_tags_are_edited_inline_and_a_bad_year_is_refused(qtbot, page, three_boo
     year_before = get_book(page.project, book_id).year
     assert not page.proxy.setData(page.proxy.index(0, YEAR), "next spring")
     assert messages["errors"] == ["'next spring' is not a year. Write a whole number such as 1847, or leave it empty."]
+    assert messages["infos"] == []
     assert get_book(page.project, book_id).year == year_before
 
 

@@ -24,20 +24,6 @@ WAIT_MS = 120_000
 
 
 @pytest.fixture
-def messages(monkeypatch):
-    seen = {"errors": [], "infos": [], "questions": [], "answer": True}
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["infos"].append(message))
-
-    def ask(parent, question):
-        seen["questions"].append(question)
-        return seen["answer"]
-
-    monkeypatch.setattr("ui.dialogs.ask", ask)
-    return seen
-
-
-@pytest.fixture
 def library(project, tmp_path):
     """Two made-up books imported from files: 'quay-tales' (12 scenes, tagged gothic) and 'snow-house'
     (2 scenes, so it has fewer passages than asked for)."""
