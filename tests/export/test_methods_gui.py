@@ -7,7 +7,6 @@ import json
 import pytest
 
 from tests.fixtures.rep_data import external_model, store_run
-from ui.background import BackgroundOps
 from ui.jobs.page import JobsPage
 from workbench.models.base import GenerationParams
 from workbench.probes.rep.run import run_config
@@ -26,15 +25,8 @@ def two_runs(project):
 
 
 @pytest.fixture
-def page(qtbot, project, messages):
-    ops = BackgroundOps()
-    page = JobsPage(ops)
-    qtbot.addWidget(page)
-    page.set_project(project)
-    page.resize(1200, 700)
-    page.show()
-    yield page
-    ops.join()
+def page(shown_page, project, messages):
+    return shown_page(JobsPage, project, size=(1200, 700))
 
 
 def test_the_button_offers_the_selected_run_or_all_runs(page, project, two_runs):

@@ -75,18 +75,12 @@ def results(project, tmp_path):
 
 
 @pytest.fixture
-def page(qtbot, results, messages):
-    ops = BackgroundOps()
-    page = ChartsPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1200, 800)
-    page.show()
-    page.set_project(results)
+def page(qtbot, shown_page, results, messages):
+    page = shown_page(ChartsPage, results)
     wait_idle(qtbot, page)
     yield page
     if page.passages_dialog is not None:
         page.passages_dialog.close()
-    ops.join()
 
 
 def wait_idle(qtbot, page):

@@ -6,7 +6,6 @@ import pytest
 
 import workbench.models.registry as registry
 from tests.fixtures.fault_proxy import Fault
-from ui.background import BackgroundOps
 from ui.jobs.page import JobsPage
 from workbench.progress import describe_duration as format_eta
 from workbench import jobs
@@ -51,15 +50,8 @@ def resumable():
 
 
 @pytest.fixture
-def page(qtbot, project):
-    ops = BackgroundOps()
-    page = JobsPage(ops)
-    qtbot.addWidget(page)
-    page.set_project(project)
-    page.resize(1200, 700)
-    page.show()
-    yield page
-    ops.join()
+def page(shown_page, project):
+    return shown_page(JobsPage, project, size=(1200, 700))
 
 
 def new_run(project, url: str, items: int = 6) -> int:

@@ -9,7 +9,6 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 
 from tests.fixtures.books import novel_text
-from ui.background import BackgroundOps
 from ui.library.page import LibraryPage
 from ui.library.books_model import AUTHOR, TITLE, WORDS, YEAR
 from workbench.corpus.library import list_books, set_tags, update_book
@@ -38,16 +37,10 @@ def many(project):
 
 
 @pytest.fixture
-def page(qtbot, many, messages):
-    ops = BackgroundOps()
-    page = LibraryPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1100, 700)
-    page.show()
-    page.set_project(many)
-    qtbot.waitUntil(lambda: not ops.busy, timeout=WAIT_MS)
-    yield page
-    ops.join()
+def page(qtbot, shown_page, many, messages):
+    page = shown_page(LibraryPage, many, size=(1100, 700))
+    qtbot.waitUntil(lambda: not page.ops.busy, timeout=WAIT_MS)
+    return page
 
 
 def wait_idle(qtbot, page):

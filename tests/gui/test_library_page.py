@@ -6,7 +6,6 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from tests.fixtures.books import gutenberg_text, novel_text
-from ui.background import BackgroundOps
 from ui.library.gutenberg_dialog import parse_numbers
 from ui.library.page import LibraryPage
 from ui.library.books_model import TAGS, TITLE, WORDS, YEAR
@@ -18,15 +17,8 @@ WAIT_MS = 30_000
 
 
 @pytest.fixture
-def page(qtbot, project, messages):
-    ops = BackgroundOps()
-    page = LibraryPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1100, 700)
-    page.show()
-    page.set_project(project)
-    yield page
-    ops.join()
+def page(shown_page, project, messages):
+    return shown_page(LibraryPage, project, size=(1100, 700))
 
 
 def wait_idle(qtbot, page):

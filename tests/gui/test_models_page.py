@@ -19,15 +19,8 @@ from tests.fixtures.fake_keys import fake_key
 
 
 @pytest.fixture
-def page(qtbot, project):
-    ops = BackgroundOps()
-    page = ModelsPage(ops)
-    qtbot.addWidget(page)
-    page.set_project(project)
-    page.resize(1100, 700)
-    page.show()
-    yield page
-    ops.join()
+def page(shown_page, project):
+    return shown_page(ModelsPage, project, size=(1100, 700))
 
 
 def labels(page) -> list[str]:

@@ -39,16 +39,8 @@ def library(project, tmp_path):
 
 
 @pytest.fixture
-def page(qtbot, library, messages):
-    project, _ = library
-    ops = BackgroundOps()
-    page = ProbesPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1200, 800)
-    page.show()
-    page.set_project(project)
-    yield page
-    ops.join()
+def page(shown_page, library, messages):
+    return shown_page(ProbesPage, library[0])
 
 
 def wait_idle(qtbot, page):
