@@ -16,6 +16,7 @@ when the operation ends.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import traceback
 from dataclasses import dataclass
@@ -212,7 +213,7 @@ class OperationSlot(QObject):
         self.ops = ops
         self.operation: Operation | None = None
         self._callbacks = _Callbacks()
-        self._queued: tuple[Callable[[TaskState], Any], str, Any, bool, _Callbacks] | None = None
+        self._queued: tuple[Callable[[TaskState], Any], dict[str, Any]] | None = None
 
     @property
     def busy(self) -> bool:
@@ -237,29 +238,20 @@ class OperationSlot(QObject):
         if replaced is not None:
             replaced.cancel()
         self._queued = None
-        self._begin(fn, label, project, background_read,
-                    _Callbacks(on_done, on_error, on_progress, on_partial, on_cancelled, on_end))
+        self._run(fn, label=label, project=project, background_read=background_read, on_done=on_done,
+                  on_error=on_error, on_progress=on_progress, on_partial=on_partial, on_cancelled=on_cancelled,
+                  on_end=on_end)
         if replaced is None:
             self.busy_changed.emit(True)
         return self.operation
 
-    def queue(
-        self,
-        fn: Callable[[TaskState], Any],
-        *,
-        label: str = "",
-        project: Any = None,
-        background_read: bool = False,
-        on_done: Callable[[Any], None] | None = None,
-        on_error: Callable[[str, str], None] | None = None,
-        on_end: Callable[[], None] | None = None,
-    ) -> Operation | None:
-        """Start ``fn(state)`` once the current operation has ended (at once when none runs); a later
-        ``queue`` replaces this one while it waits. Returns the operation if it started now."""
+    def queue(self, fn: Callable[[TaskState], Any], **options: Any) -> Operation | None:
+        """``start(fn, **options)`` once the current operation has ended (at once when none runs); a later
+        ``queue`` takes this one's place while it waits. Returns the operation if it started now."""
         if self.operation is None:
-            return self.start(fn, label=label, project=project, background_read=background_read, on_done=on_done,
-                              on_error=on_error, on_end=on_end)
-        self._queued = (fn, label, project, background_read, _Callbacks(on_done, on_error, on_end=on_end))
+            return self.start(fn, **options)
+        inspect.signature(self.start).bind(fn, **options)  # a wrong name fails now, not when its turn comes
+        self._queued = (fn, options)
         return None
 
     def cancel(self) -> None:
@@ -276,8 +268,9 @@ class OperationSlot(QObject):
         self.operation, self._callbacks = None, _Callbacks()
         self.busy_changed.emit(False)
 
-    def _begin(self, fn, label: str, project: Any, background_read: bool, callbacks: _Callbacks) -> None:
-        self._callbacks = callbacks
+    def _run(self, fn: Callable[[TaskState], Any], *, label: str = "", project: Any = None,
+             background_read: bool = False, **callbacks: Any) -> None:
+        self._callbacks = _Callbacks(**callbacks)
         self.operation = self.ops.run(
             fn, label=label, project=project, background_read=background_read, on_done=self._succeeded,
             on_error=self._failed, on_progress=self._progressed, on_partial=self._partial,
@@ -320,8 +313,8 @@ class OperationSlot(QObject):
             return
         on_end = self._callbacks.on_end
         if self._queued is not None:
-            (fn, label, project, background_read, callbacks), self._queued = self._queued, None
-            self._begin(fn, label, project, background_read, callbacks)  # still busy: nothing to announce
+            (fn, options), self._queued = self._queued, None
+            self._run(fn, **options)  # still busy: nothing to announce
         else:
             self.operation, self._callbacks = None, _Callbacks()
             self.busy_changed.emit(False)

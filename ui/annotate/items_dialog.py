@@ -73,6 +73,13 @@ def _spin(name: str, low: int, high: int, value: int, tip: str) -> QSpinBox:
     return spin
 
 
+def _hint(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet(HINT_STYLE)
+    return label
+
+
 def _row(*parts) -> QHBoxLayout:
     row = QHBoxLayout()
     row.setContentsMargins(0, 0, 0, 0)
@@ -160,12 +167,9 @@ class AddItemsDialog(QDialog):
         self.sample_button.setDefault(True)
         self.sample_button.clicked.connect(self.sample_passages)
         self.inputs += [self.books, self.per_book, self.words, self.seed, self.sample_button]
-        intro = QLabel("Tick the books; passages of whole sentences are drawn from each (never across a chapter "
-                       "heading). Sampling again with the same settings adds nothing twice.")
-        intro.setWordWrap(True)
-        intro.setStyleSheet(HINT_STYLE)
         layout = QVBoxLayout(box)
-        layout.addWidget(intro)
+        layout.addWidget(_hint("Tick the books; passages of whole sentences are drawn from each (never across a "
+                               "chapter heading). Sampling again with the same settings adds nothing twice."))
         layout.addWidget(self.books, 1)
         layout.addLayout(_row("Passages per book", self.per_book, "Words per passage", self.words, "Seed",
                               self.seed, None, self.sample_button))
@@ -201,22 +205,17 @@ class AddItemsDialog(QDialog):
         self.retry_button.setObjectName("retry-summaries")
         self.retry_button.setToolTip("Ask the chosen model again only for the scenes where it failed")
         self.retry_button.clicked.connect(self.retry_failed_summaries)
-        self.cost = QLabel()
+        self.cost = _hint("")
         self.cost.setObjectName("cost-note")
-        self.cost.setWordWrap(True)
-        self.cost.setStyleSheet(HINT_STYLE)
         self.models_status = QLabel()
         self.models_status.setObjectName("models-status")
         self.models_status.setWordWrap(True)
         self.models_status.setTextFormat(Qt.TextFormat.PlainText)
         self.inputs += [self.books, self.model, self.per_book, self.seed, self.chars, self.max_tokens, self.attempts,
                         self.summarize_button, self.retry_button]
-        intro = QLabel("Tick the books and choose a model. Each scene gets a summary from the model and then a "
-                       "changed version of that summary; annotators see both and pick the true one.")
-        intro.setWordWrap(True)
-        intro.setStyleSheet(HINT_STYLE)
         layout = QVBoxLayout(box)
-        layout.addWidget(intro)
+        layout.addWidget(_hint("Tick the books and choose a model. Each scene gets a summary from the model and then "
+                               "a changed version of that summary; annotators see both and pick the true one."))
         layout.addWidget(self.books, 1)
         layout.addLayout(_row("Model", self.model, "Scenes per book", self.per_book, "Seed", self.seed, None))
         layout.addLayout(_row("Scene length (characters)", self.chars, "Longest answer (tokens)", self.max_tokens,
@@ -230,11 +229,10 @@ class AddItemsDialog(QDialog):
 
     def _file_box(self) -> QGroupBox:
         box = QGroupBox("From a file")
-        text = QLabel(f"A CSV or TSV file (e.g. saved from a spreadsheet as 'CSV UTF-8') with {FILE_COLUMNS[self.task.kind]}. "
-                      "Other columns are kept as hidden details, shown only when the task is not blinded. If any line "
-                      "has a problem, nothing is imported and every problem is listed with its line number.")
-        text.setWordWrap(True)
-        text.setStyleSheet(HINT_STYLE)
+        text = _hint(f"A CSV or TSV file (e.g. saved from a spreadsheet as 'CSV UTF-8') with "
+                     f"{FILE_COLUMNS[self.task.kind]}. Other columns are kept as hidden details, shown only when the "
+                     "task is not blinded. If any line has a problem, nothing is imported and every problem is listed "
+                     "with its line number.")
         self.import_button = QPushButton("Import a file…")
         self.import_button.setObjectName("import-items")
         self.import_button.clicked.connect(self._choose_file)

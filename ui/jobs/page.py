@@ -30,6 +30,7 @@ from ui.widgets.failures import failure_reasons
 from ui.widgets.page import Page
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.table_filling import filling
+from ui.widgets.table_style import one_line_rows
 from workbench import jobs
 from workbench.export.methods import write_methods
 from workbench.models.usage import describe_cost, runs_overview
@@ -122,11 +123,7 @@ class JobsPage(Page):
         for column, title in enumerate(RUN_COLUMNS):
             if title in HEADER_TIPS:
                 self.runs_table.horizontalHeaderItem(column).setToolTip(HEADER_TIPS[title])
-        self.runs_table.verticalHeader().hide()
-        self.runs_table.verticalHeader().setDefaultSectionSize(self.runs_table.fontMetrics().height() + 8)
-        self.runs_table.setAlternatingRowColors(True)
-        self.runs_table.setWordWrap(False)
-        self.runs_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        one_line_rows(self.runs_table)
         self.runs_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.runs_table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)

@@ -39,6 +39,7 @@ from ui.library.book_panel import PREVIEW_CHARS, BookPanel
 from ui.library.gutenberg_dialog import GutenbergDialog, parse_numbers
 from ui.library.books_model import COLUMNS as COLUMN_TITLES
 from ui.library.books_model import AUTHOR, BOOK_ID_ROLE, ID, SOURCE, TAGS, TITLE, WORDS, YEAR, BooksFilter, BooksModel
+from ui.widgets.table_style import one_line_rows
 from workbench.corpus.importer import ImportReport, import_paths
 from workbench.corpus.library import book_preview, book_text, delete_books, get_book
 from workbench.corpus.sources import TABLE_SUFFIXES
@@ -128,15 +129,10 @@ class LibraryPage(Page):
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(ID, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        one_line_rows(self.table)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)

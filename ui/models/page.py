@@ -28,6 +28,7 @@ from ui import dialogs
 from ui.widgets.page import Page
 from ui.models.model_dialog import ModelDialog
 from ui.widgets.table_filling import filling
+from ui.widgets.table_style import one_line_rows
 from workbench.errors import UserError
 from workbench.models import prices, registry
 from workbench.models.cache import cache_size, clear_cache, describe_size
@@ -81,13 +82,9 @@ class ModelsPage(Page):
 
         self.table = QTableWidget(0, len(MODEL_COLUMNS))
         self.table.setHorizontalHeaderLabels(MODEL_COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        one_line_rows(self.table)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)

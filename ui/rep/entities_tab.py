@@ -47,6 +47,7 @@ from ui.rep.runs_tab import checked, fill_checklist
 from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
+from ui.widgets.table_style import one_line_rows
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.entities import (
@@ -242,12 +243,9 @@ class EntitiesTab(ProjectView):
     def _table(name: str) -> QTableWidget:
         table = QTableWidget()
         table.setObjectName(name)
+        one_line_rows(table)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.verticalHeader().hide()
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
-        table.setWordWrap(False)
         return table
 
     def _layout(self) -> None:
