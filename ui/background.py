@@ -35,29 +35,33 @@ log = logging.getLogger(__name__)
 class Operation(QObject):
     """One piece of background work. Lives on the main thread; its signals are delivered there."""
 
-    progressed = Signal(object)  # Progress
+    progressed = Signal(object)  # Progress (sent on from the main thread: see ``_remember``)
     partial = Signal(object)  # whatever the work hands over
     succeeded = Signal(object)  # the work's return value
     failed = Signal(str, str)  # plain message, technical details
     cancelled = Signal(str)
     ended = Signal()
+    _reported = Signal(object)  # Progress, from the worker
 
     def __init__(self, label: str, parent: QObject | None = None, background_read: bool = False):
         super().__init__(parent)
         self.label = label
         # A read that only fills a view: dropped without asking when the project closes.
         self.background_read = background_read
-        self.state = TaskState(on_progress=self.progressed.emit, on_partial=self.partial.emit)
+        self.state = TaskState(on_progress=self._reported.emit, on_partial=self.partial.emit)
         self.running = True
         self.last_progress: Progress | None = None
-        self.progressed.connect(self._remember)
+        self._reported.connect(self._remember)
         self.ended.connect(self._mark_ended)
 
     def cancel(self) -> None:
         self.state.cancel()
 
     def _remember(self, progress: Progress) -> None:
+        # A report queued by the worker reaches only the receivers connected when it was sent; sent on from
+        # here, it also reaches a view that started watching meanwhile (a row of the Jobs page).
         self.last_progress = progress
+        self.progressed.emit(progress)
 
     def _mark_ended(self) -> None:
         self.running = False

@@ -314,6 +314,25 @@ def test_an_error_nobody_asked_for_is_shown_over_the_owner(qtbot, monkeypatch):
     assert shown == [(owner, "The file is empty.")]
 
 
+def test_a_row_that_starts_watching_late_still_shows_the_last_report(qtbot):
+    """The Jobs page makes a row when an operation has started; the first report may be on its way by then."""
+    ops = BackgroundOps()
+    reported, gate = threading.Event(), threading.Event()
+
+    def work(state):
+        state.progress(12, 40, force=True)
+        reported.set()
+        assert gate.wait(10)
+
+    operation = ops.run(work, label="Continuing run 3")
+    assert reported.wait(10)  # sent by the worker, not yet delivered here
+    row = ProgressRow()
+    row.watch(operation)
+    qtbot.waitUntil(lambda: row.bar.maximum() == 40 and row.bar.value() == 12, timeout=5000)
+    gate.set()
+    qtbot.waitUntil(lambda: not ops.busy and row.isHidden(), timeout=5000)
+
+
 def test_callbacks_of_background_work_in_the_gui_are_never_lambdas():
     """A lambda (or a nested function) given as a callback keeps its widget alive as long as the operation
     lives; bound methods do not. The work itself may be a lambda over plain data."""
