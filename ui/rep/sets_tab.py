@@ -39,9 +39,11 @@ HEADERS = {"key": "Key", "name": "Name", "stem": "Stem", "label": "Label", "word
 def fill_wrapped(table: QTableWidget, frame: pd.DataFrame) -> None:
     """A table whose last (long text) column takes the remaining width and wraps."""
     fill_table(table, frame, HEADERS)
+    table.setWordWrap(True)  # fill_table writes one line per row
     if frame.shape[1]:
+        table.horizontalHeader().setStretchLastSection(False)  # it would keep the column's width; Stretch fits it
         table.horizontalHeader().setSectionResizeMode(frame.shape[1] - 1, QHeaderView.ResizeMode.Stretch)
-    table.resizeRowsToContents()
+    table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # at any width
 
 
 class SetsTab(ProjectView):
