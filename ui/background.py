@@ -16,7 +16,6 @@ when the operation ends.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import traceback
 from dataclasses import dataclass
@@ -191,6 +190,17 @@ class _Callbacks:
     on_end: Callable[[], None] | None = None
 
 
+@dataclass
+class _Request:
+    """An operation a slot is asked to run."""
+
+    fn: Callable[[TaskState], Any]
+    label: str
+    project: Any
+    background_read: bool
+    callbacks: _Callbacks
+
+
 class OperationSlot(QObject):
     """The one background operation of a widget: starting another one replaces it.
 
@@ -217,45 +227,34 @@ class OperationSlot(QObject):
         self.ops = ops
         self.operation: Operation | None = None
         self._callbacks = _Callbacks()
-        self._queued: tuple[Callable[[TaskState], Any], dict[str, Any]] | None = None
+        self._queued: _Request | None = None
 
     @property
     def busy(self) -> bool:
         return self.operation is not None
 
-    def start(
-        self,
-        fn: Callable[[TaskState], Any],
-        *,
-        label: str = "",
-        project: Any = None,
-        background_read: bool = False,
-        on_done: Callable[[Any], None] | None = None,
-        on_error: Callable[[str, str], None] | None = None,
-        on_progress: Callable[[Progress], None] | None = None,
-        on_partial: Callable[[Any], None] | None = None,
-        on_cancelled: Callable[[str], None] | None = None,
-        on_end: Callable[[], None] | None = None,
-    ) -> Operation:
-        """Run ``fn(state)`` on a worker (as ``BackgroundOps.run`` does) in place of the current operation."""
+    def start(self, fn: Callable[[TaskState], Any], *, label: str = "", project: Any = None,
+              background_read: bool = False, **callbacks: Callable[..., None]) -> Operation:
+        """Run ``fn(state)`` on a worker in place of the current operation. ``callbacks`` are those of
+        ``BackgroundOps.run``: ``on_done``, ``on_error``, ``on_progress``, ``on_partial``, ``on_cancelled``,
+        ``on_end``."""
         replaced = self.operation
+        request = _Request(fn, label, project, background_read, _Callbacks(**callbacks))
         if replaced is not None:
             replaced.cancel()
         self._queued = None
-        self._run(fn, label=label, project=project, background_read=background_read, on_done=on_done,
-                  on_error=on_error, on_progress=on_progress, on_partial=on_partial, on_cancelled=on_cancelled,
-                  on_end=on_end)
+        self._run(request)
         if replaced is None:
             self.busy_changed.emit(True)
         return self.operation
 
-    def queue(self, fn: Callable[[TaskState], Any], **options: Any) -> Operation | None:
-        """``start(fn, **options)`` once the current operation has ended (at once when none runs); a later
-        ``queue`` takes this one's place while it waits. Returns the operation if it started now."""
+    def queue(self, fn: Callable[[TaskState], Any], *, label: str = "", project: Any = None,
+              background_read: bool = False, **callbacks: Callable[..., None]) -> Operation | None:
+        """``start`` once the current operation has ended (at once when none runs); a later ``queue`` takes
+        this one's place while it waits. Returns the operation if it started now."""
         if self.operation is None:
-            return self.start(fn, **options)
-        inspect.signature(self.start).bind(fn, **options)  # a wrong name fails now, not when its turn comes
-        self._queued = (fn, options)
+            return self.start(fn, label=label, project=project, background_read=background_read, **callbacks)
+        self._queued = _Request(fn, label, project, background_read, _Callbacks(**callbacks))
         return None
 
     def cancel(self) -> None:
@@ -272,12 +271,11 @@ class OperationSlot(QObject):
         self.operation, self._callbacks = None, _Callbacks()
         self.busy_changed.emit(False)
 
-    def _run(self, fn: Callable[[TaskState], Any], *, label: str = "", project: Any = None,
-             background_read: bool = False, **callbacks: Any) -> None:
-        self._callbacks = _Callbacks(**callbacks)
+    def _run(self, request: _Request) -> None:
+        self._callbacks = request.callbacks
         self.operation = self.ops.run(
-            fn, label=label, project=project, background_read=background_read, on_done=self._succeeded,
-            on_error=self._failed, on_progress=self._progressed, on_partial=self._partial,
+            request.fn, label=request.label, project=request.project, background_read=request.background_read,
+            on_done=self._succeeded, on_error=self._failed, on_progress=self._progressed, on_partial=self._partial,
             on_cancelled=self._cancelled, on_end=self._ended)
         self.started.emit(self.operation)
 
@@ -317,8 +315,8 @@ class OperationSlot(QObject):
             return
         on_end = self._callbacks.on_end
         if self._queued is not None:
-            (fn, options), self._queued = self._queued, None
-            self._run(fn, **options)  # still busy: nothing to announce
+            request, self._queued = self._queued, None
+            self._run(request)  # still busy: nothing to announce
         else:
             self.operation, self._callbacks = None, _Callbacks()
             self.busy_changed.emit(False)
