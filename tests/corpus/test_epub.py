@@ -61,3 +61,50 @@ def test_a_damaged_epub_is_refused_naming_the_file(tmp_path):
     with pytest.raises(UserError) as info:
         read_epub(broken)
     assert "broken.epub could not be read as an EPUB" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------- hostile EPUBs
+def _add_entries(path, entries: dict[str, int]):
+    """Add files of the given unpacked sizes (spaces: they compress to almost nothing) to an EPUB."""
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name, size in entries.items():
+            with archive.open(name, "w", force_zip64=True) as out:
+                chunk = b" " * (1 << 20)
+                for start in range(0, size, len(chunk)):
+                    out.write(chunk[: size - start])
+    return path
+
+
+@pytest.mark.timeout(60)  # the quadratic extraction took about eight minutes on this chapter
+def test_an_epub_chapter_of_sixty_thousand_paragraphs_is_read_whole_in_linear_time(tmp_path):
+    count = 60_000
+    paragraphs = "".join(f"<p>Paragraph {i} of the <i>long</i> chapter.</p>" for i in range(count))
+    book = read_epub(build_epub(tmp_path / "long.epub", EpubSpec(chapters=[("The Long Chapter", paragraphs)])))
+    lines = book.text.rstrip("\n").split("\n\n")
+    assert lines[0] == "The Long Chapter"
+    assert lines[1:] == [f"Paragraph {i} of the long chapter." for i in range(count)]
+
+
+def test_an_epub_that_unpacks_to_more_than_100_mb_is_refused_before_it_is_unpacked(tmp_path):
+    path = _add_entries(build_epub(tmp_path / "bomb.epub"), {"EPUB/filler.xhtml": 101 * 1024 * 1024})
+    assert path.stat().st_size < 1024 * 1024  # a small file that unpacks to a hundred times its size
+    with pytest.raises(UserError) as info:
+        read_epub(path)
+    message = str(info.value)
+    assert "bomb.epub" in message and "101 MB" in message and "100 MB" in message
+
+
+def test_an_epub_of_more_than_ten_thousand_files_is_refused(tmp_path):
+    path = build_epub(tmp_path / "crowded.epub")
+    with zipfile.ZipFile(path, "a") as archive:
+        for i in range(10_001):
+            archive.writestr(f"EPUB/images/{i}.png", b"")
+    with pytest.raises(UserError) as info:
+        read_epub(path)
+    message = str(info.value)
+    assert "crowded.epub" in message and "10,0" in message and "10,000 files" in message
+
+
+def test_an_epub_within_the_limits_keeps_its_large_pictures(tmp_path):
+    path = _add_entries(build_epub(tmp_path / "illustrated.epub"), {"EPUB/images/plate.png": 20 * 1024 * 1024})
+    assert read_epub(path).text.startswith("Chapter One")
