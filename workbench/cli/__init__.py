@@ -10,6 +10,7 @@ import sys
 from typing import Sequence
 
 from workbench import registry
+from workbench.cli.common import CommandParser
 from workbench.errors import UserError
 
 # Modules with a ``register(subparsers)`` function. Append yours.
@@ -32,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench import __version__
 
     parser.add_argument("--version", action="version", version=f"palimpsest {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Every command, and every command of a group (which inherits the class), takes options and
+    # positional arguments in any order.
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for module in registry.load("commands"):
         module.register(subparsers)
     return parser
