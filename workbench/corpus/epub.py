@@ -134,12 +134,15 @@ def read_epub(path: Path) -> EpubBook:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ebooklib warns about options it will change in future versions
             book = epub.read_epub(str(path), options={"ignore_ncx": True})
+        items = {}
+        for item in book.get_items():  # looked up once: ebooklib's get_item_with_id scans every item
+            items.setdefault(item.get_id(), item)
         chapters = []
         for idref, *_ in book.spine:
-            item = book.get_item_with_id(idref)
+            item = items.get(idref)
             if item is None or item.get_type() != ITEM_DOCUMENT or not item.is_chapter():
                 continue  # images, styles, and the navigation document (a table of contents)
-            text = html_to_text(item.get_content())
+            text = html_to_text(item.content)  # the file as it is (get_content() parses and rebuilds it)
             if text:
                 chapters.append(text)
     except UserError:
