@@ -5,7 +5,9 @@ content in ``META-INF/encryption.xml`` (or add ``META-INF/rights.xml``). Publish
 encryption.xml just to obfuscate embedded fonts; such books are readable, so only encrypted non-font
 files count. Size: ebooklib unpacks every file into memory, so an archive that would unpack to more
 than a book can hold (a "zip bomb": a small file of highly compressed filler) is refused from the sizes
-its table of contents declares, which ``zipfile`` never reads past.
+its table of contents declares. Those can lie: ``zipfile`` stops at the declared size and then finds the
+checksum wrong, but only after unpacking a whole file into memory at once. So every file is also
+unpacked here a piece at a time, and a lying one is refused as damaged without ever being held whole.
 """
 
 from __future__ import annotations
@@ -67,23 +69,33 @@ def _check_size(path: Path, archive: zipfile.ZipFile) -> None:
         )
 
 
+def _check_every_file_unpacks(archive: zipfile.ZipFile) -> None:
+    """Unpack each file a piece at a time: zipfile checks its size and checksum at the end."""
+    for entry in archive.infolist():
+        with archive.open(entry) as member:
+            while member.read(1 << 20):
+                pass
+
+
 def check_archive(path: Path) -> None:
     """Refuse an EPUB that is not a readable zip, unpacks to too much, or is protected by DRM."""
     try:
         with zipfile.ZipFile(path) as archive:
             _check_size(path, archive)
             names = set(archive.namelist())
-            protected = "META-INF/rights.xml" in names or bool(_encrypted_content(archive))
-    except (zipfile.BadZipFile, OSError) as exc:
+            if "META-INF/rights.xml" in names or _encrypted_content(archive):
+                raise UserError(
+                    f"{path.name} is protected by DRM (copy protection), so its text cannot be read. "
+                    "Use a DRM-free edition of the book (for example from Project Gutenberg)."
+                )
+            _check_every_file_unpacks(archive)
+    except UserError:
+        raise
+    except Exception as exc:  # zipfile and zlib raise many kinds of errors for damaged archives
         raise UserError(
             f"{path.name} could not be read as an EPUB ({exc}). It may be damaged or only partly downloaded; "
             "get a fresh copy and import it again."
         ) from None
-    if protected:
-        raise UserError(
-            f"{path.name} is protected by DRM (copy protection), so its text cannot be read. "
-            "Use a DRM-free edition of the book (for example from Project Gutenberg)."
-        )
 
 
 def _parse_html(html: bytes | str) -> etree._Element:
