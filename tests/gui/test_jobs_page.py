@@ -182,12 +182,3 @@ def test_runs_are_named_in_plain_words(page, project):
     details = page.details.toPlainText()
     assert "longest answer (tokens) 16" in details and "{" not in details and "max_tokens" not in details
 
-
-def test_failures_that_differ_only_in_numbers_are_counted_together():
-    from ui.widgets.failures import group_failures
-
-    reasons = [("The prompt is 598 tokens; the model reads 512.", 9), ("The prompt is 604 tokens; the model reads 512.", 7),
-               ("The server failed (HTTP 500).", 3)]
-    grouped = group_failures(reasons)
-    assert grouped[0] == ("The prompt is 598 tokens; the model reads 512. (the numbers vary)", 16)
-    assert grouped[1] == ("The server failed (HTTP 500).", 3)

@@ -31,7 +31,7 @@ PART = Part(
     "name-cloze",
     commands=("workbench.probes.cloze.commands",),
     exports=("workbench.probes.cloze.charts",),
-    resumers=("workbench.probes.cloze.run",),
+    resumers=("workbench.probes.cloze.run", "workbench.probes.cloze.mlm"),
     methods=("workbench.probes.cloze.methods",),
     pages=(
         PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),
