@@ -41,8 +41,9 @@ def test_corpus_commands(project, corpus_dir, infini_server, capsys):
     assert main(["corpus", "index", path, "--name", "mini", str(corpus_dir)]) == 0
     assert "Indexed 4 documents" in capsys.readouterr().out
     assert main(["corpus", "remote", path, "--name", "web", "--url", url, "--index", fake.index]) == 0
+    assert f"Added 'web': {fake.index}" in capsys.readouterr().out
     assert main(["corpus", "list", path, "--format", "csv"]) == 0
-    rows = _csv(capsys.readouterr().out.split("\n", 1)[1])
+    rows = _csv(capsys.readouterr().out)
     assert [(r["name"], r["kind"], r["tokenizer"]) for r in rows] == [("mini", "local", "word"), ("web", "remote", "remote")]
     assert main(["corpus", "index", path, "--name", "mini", str(corpus_dir)]) == 1
     assert "already a corpus called 'mini'" in capsys.readouterr().err

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Unit, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.probes.leakage import passages as passage_store
-from workbench.probes.leakage.runs import find_or_create_run, responses
+from workbench.probes.leakage.runs import responses
 from workbench.probes.leakage.statistics import binomial
 from workbench.probes.templates import get_template, register_kind, template_by_id
 from workbench.progress import TaskState

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.corpora import get_corpus, open_index
-from workbench.probes.leakage.runs import find_or_create_run, responses
+from workbench.probes.leakage.runs import responses
 from workbench.probes.leakage.statistics import spearman
 from workbench.progress import TaskState
 

@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import Failure
 from workbench.probes.leakage import passages as passage_store
-from workbench.probes.leakage.runs import find_or_create_run, responses
+from workbench.probes.leakage.runs import responses
 from workbench.probes.leakage.statistics import roc_auc
 from workbench.progress import TaskState
 

@@ -1,4 +1,4 @@
-"""Run bookkeeping this probe shares between its analyses (overlap, membership, surprisal, DE-COP)."""
+"""Reading back the responses of this probe's runs (overlap, frequency, membership, surprisal, DE-COP)."""
 
 from __future__ import annotations
 
@@ -7,28 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from workbench.jobs import create_run
-
 if TYPE_CHECKING:
     from workbench.project import Project
-
-
-def find_or_create_run(project: "Project", kind: str, *, model_id: int | None, params: dict[str, Any],
-                       config: dict[str, Any], template_id: int | None = None) -> int:
-    """The run with exactly these settings (to continue it), else a new one.
-
-    TODO: use ``workbench.jobs.find_or_create_run`` (same matching rule: kind, model, template, params and
-    config compared as JSON values) once it is on main; only this call changes."""
-    wanted = (json.loads(json.dumps(params, sort_keys=True)), json.loads(json.dumps(config, sort_keys=True)))
-    with project.db.transaction():
-        rows = project.db.execute(
-            "SELECT id, params, config FROM runs WHERE kind = ? AND model_id IS ? AND template_id IS ? ORDER BY id DESC",
-            [kind, model_id, template_id]).fetchall()
-        for run_id, stored_params, stored_config in rows:
-            if (json.loads(stored_params or "{}"), json.loads(stored_config or "{}")) == wanted:
-                return run_id
-        return create_run(project, kind, model_id=model_id, template_id=template_id, params=params, config=config,
-                          total=len(config.get("passage_ids") or ()))
 
 
 def responses(project: "Project", kind: str, *, model_id: int | None = None, config_filter: dict[str, Any] | None = None,

@@ -1,81 +1,37 @@
-"""The statistics this probe reports, each through a library (scipy) with its convention stated.
+"""The statistics this probe reports, through the shared ones (``workbench.analysis``) and scipy.
 
-- ``spearman``: Spearman's rho (scipy ``spearmanr``: average ranks for ties, two-sided p from the t
-  distribution) with a seeded percentile bootstrap interval over pairs (scipy ``bootstrap``, paired);
-- ``roc_auc``: the area under the ROC curve of a score that is higher for members, computed as the
-  Mann-Whitney U of members against non-members divided by their product (ties count one half), with a
-  seeded percentile bootstrap interval that redraws members and non-members each on their own;
+- ``spearman``: Spearman's rho, its p-value and a seeded percentile bootstrap interval over pairs
+  (``analysis.correlation.spearman``); a side with a missing value leaves that pair out;
+- ``roc_auc``: the area under the ROC curve of a score that is higher for members: the Mann-Whitney U of
+  members against non-members (scipy ``mannwhitneyu``) divided by their product, ties counting one
+  half, with a seeded percentile bootstrap interval that redraws members and non-members each on their
+  own (``analysis.intervals.percentile_bootstrap``);
 - ``binomial``: a two-sided exact binomial test against a chance rate (scipy ``binomtest``) and the
-  Wilson interval of the rate (statsmodels).
-
-TODO: when ``workbench.analysis`` lands on main, ``spearman`` becomes ``analysis.correlation.spearman``,
-the AUC interval ``analysis.intervals.percentile_bootstrap`` and the Wilson interval
-``analysis.intervals.wilson_interval``; only the calls below change.
+  Wilson interval of the rate (``analysis.intervals.wilson_interval``).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-CONFIDENCE = 0.95
-RESAMPLES = 2000
+from workbench.analysis.correlation import Correlation
+from workbench.analysis.correlation import spearman as shared_spearman
+from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, CONFIDENCE, percentile_bootstrap, wilson_interval
+
+RESAMPLES = BOOTSTRAP_RESAMPLES
 SEED = 0
-
-
-@dataclass(frozen=True)
-class Correlation:
-    rho: float
-    p_value: float
-    n: int
-    ci_low: float = math.nan
-    ci_high: float = math.nan
-
-
-def _percentile_bootstrap(samples: tuple[np.ndarray, ...], statistic, *, paired: bool, seed: int) -> tuple[float, float]:
-    from scipy.stats import bootstrap
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        cells = int(np.prod([len(s) for s in samples])) if not paired else len(samples[0])
-        result = bootstrap(samples, statistic, paired=paired, vectorized=True, confidence_level=CONFIDENCE,
-                           n_resamples=RESAMPLES, batch=max(1, 2_000_000 // max(cells, 1)), method="percentile",
-                           random_state=np.random.default_rng(seed))
-    draws = np.asarray(result.bootstrap_distribution, dtype=float)
-    draws = draws[np.isfinite(draws)]
-    if draws.size < RESAMPLES / 2:
-        return math.nan, math.nan
-    tail = 100 * (1 - CONFIDENCE) / 2
-    low, high = np.percentile(draws, [tail, 100 - tail])
-    return float(low), float(high)
-
-
-def _rho(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    from scipy.stats import rankdata
-
-    rx, ry = rankdata(x, axis=axis), rankdata(y, axis=axis)
-    rx = rx - rx.mean(axis=axis, keepdims=True)
-    ry = ry - ry.mean(axis=axis, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (rx * ry).sum(axis=axis) / np.sqrt((rx * rx).sum(axis=axis) * (ry * ry).sum(axis=axis))
+__all__ = ["CONFIDENCE", "RESAMPLES", "Correlation", "spearman", "roc_auc", "binomial"]
 
 
 def spearman(x: Sequence[float], y: Sequence[float], *, seed: int = SEED) -> Correlation:
-    """Spearman's rho, p and bootstrap interval (NaN for fewer than three pairs or a constant side)."""
+    """Spearman's rho over the pairs where both values are known (NaN for fewer than three pairs)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = np.isfinite(x) & np.isfinite(y)
-    x, y = x[keep], y[keep]
-    if x.size < 3 or np.all(x == x[0]) or np.all(y == y[0]):
-        return Correlation(math.nan, math.nan, int(x.size))
-    from scipy.stats import spearmanr
-
-    result = spearmanr(x, y)
-    low, high = _percentile_bootstrap((x, y), _rho, paired=True, seed=seed)
-    return Correlation(float(result.statistic), float(result.pvalue), int(x.size), low, high)
+    return shared_spearman(x[keep], y[keep], seed=seed)
 
 
 @dataclass(frozen=True)
@@ -88,7 +44,7 @@ class Auc:
 
 
 def _auc(members: np.ndarray, others: np.ndarray, axis: int = -1) -> np.ndarray:
-    """P(member score > non-member score) + half P(equal), along ``axis`` (vectorised over draws)."""
+    """P(member score > non-member score) + half P(equal), for many draws at once (the last axis)."""
     a = np.expand_dims(members, -1)
     b = np.expand_dims(others, -2)
     greater = (a > b).sum(axis=(-1, -2))
@@ -106,7 +62,7 @@ def roc_auc(members: Sequence[float], non_members: Sequence[float], *, seed: int
     value = float(mannwhitneyu(a, b).statistic) / (a.size * b.size)
     low, high = (math.nan, math.nan)
     if a.size >= 2 and b.size >= 2:
-        low, high = _percentile_bootstrap((a, b), _auc, paired=False, seed=seed)
+        low, high, _ = percentile_bootstrap((a, b), _auc, seed=seed)
     return Auc(value, int(a.size), int(b.size), low, high)
 
 
@@ -124,9 +80,6 @@ def binomial(successes: int, n: int, chance: float) -> Binomial:
     if n <= 0:
         return Binomial(successes, n, math.nan, math.nan, math.nan, math.nan)
     from scipy.stats import binomtest
-    from statsmodels.stats.proportion import proportion_confint
 
-    low, high = proportion_confint(successes, n, alpha=1 - CONFIDENCE, method="wilson")
-    low = 0.0 if successes == 0 else float(low)
-    high = 1.0 if successes == n else float(high)
+    low, high = wilson_interval(successes, n)
     return Binomial(successes, n, successes / n, low, high, float(binomtest(successes, n, chance).pvalue))
