@@ -21,13 +21,14 @@ Analyses (each a run kind of the job runner, raw answers stored first, derived w
                    membership|surprisal|decop``.
 """
 
-from workbench.registry import Part
+from workbench.registry import PageSpec, Part
 
 PART = Part(
     "leakage",
     commands=("workbench.probes.leakage.commands",),
     exports=("workbench.probes.leakage.charts",),
     methods=("workbench.probes.leakage.methods",),
+    pages=(PageSpec("leakage", "Leakage", "ui.leakage.page:LeakagePage"),),
     resumers=(
         "workbench.probes.leakage.overlap",
         "workbench.probes.leakage.frequency",
