@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import json
 import random
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.corpora import get_corpus, open_index
-from workbench.probes.leakage.runs import responses
+from workbench.probes.leakage.runs import index_process, responses
 from workbench.probes.leakage.statistics import spearman
 from workbench.progress import TaskState
 
@@ -80,32 +80,19 @@ def _execute(project, run_id, corpus, ids, gram, seed, state, retry_failed) -> J
     texts = passage_store.passage_texts(project, ids)
     index = open_index(project, corpus)
     try:
-        return run_job(project, run_id, [Unit(i) for i in ids], frequency_process(index, texts, gram, seed), state,
-                       retry_failed=retry_failed)
+        process = index_process(index, texts, lambda opened, text, unit: count_gram(opened, text, gram, seed,
+                                                                                     unit.item_id))
+        return run_job(project, run_id, [Unit(i) for i in ids], process, state, retry_failed=retry_failed)
     finally:
         index.close()
 
 
-def frequency_process(index: "NgramIndex", texts: dict[int, str], gram: int, seed: int):
-    from workbench.probes.leakage.remote_index import ServerUnavailable
-
-    def process(units: Sequence[Unit], state: TaskState) -> Iterable[tuple[Unit, Outcome]]:
-        for unit in units:
-            state.check()
-            start, words = pick_gram(texts[unit.item_id], gram, random.Random(f"{seed}:{unit.item_id}"))
-            try:
-                ids = index.encode(words).ids
-                count = index.count(ids.tolist()) if ids.size else 0
-            except ServerUnavailable as exc:
-                yield unit, Outcome.failure(str(exc), fatal=True)
-                return
-            except UserError as exc:
-                yield unit, Outcome.failure(str(exc))
-                continue
-            yield unit, Outcome(raw=json.dumps({"gram": words, "start_word": start, "tokens": int(ids.size),
-                                                "count": int(count)}))
-
-    return process
+def count_gram(index: "NgramIndex", text: str, gram: int, seed: int, item: int) -> dict:
+    """The raw answer for one passage: its n-gram (drawn with the seed and the passage), and its count."""
+    start, words = pick_gram(text, gram, random.Random(f"{seed}:{item}"))
+    ids = index.encode(words).ids
+    count = index.count(ids.tolist()) if ids.size else 0
+    return {"gram": words, "start_word": start, "tokens": int(ids.size), "count": int(count)}
 
 
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:

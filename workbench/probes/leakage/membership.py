@@ -33,11 +33,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer
 from workbench.models.base import Failure
 from workbench.probes.leakage import passages as passage_store
-from workbench.probes.leakage.runs import responses
+from workbench.probes.leakage.runs import open_model, responses, run_on_model
 from workbench.probes.leakage.statistics import roc_auc
 from workbench.progress import TaskState
 
@@ -120,13 +119,7 @@ def run_membership(project: "Project", model: str, source: str = "cloze", *, ref
 
 
 def _spec(project: "Project", label: str):
-    from workbench.models.registry import get_model
-
-    spec = get_model(project, label)
-    if spec.backend not in ("hf", "gguf"):
-        raise UserError(f"'{spec.label}' is not an open model on this computer. Membership scores need the "
-                        "log-probability of every token: use a transformers model or a GGUF file.")
-    return spec
+    return open_model(project, label, "membership scoring")
 
 
 def _run_one(project, model, ids, state, retry_failed, backend, chunk_size) -> JobReport:
@@ -136,18 +129,7 @@ def _run_one(project, model, ids, state, retry_failed, backend, chunk_size) -> J
 
 
 def _execute(project, run_id, spec, ids, state, retry_failed, backend=None, chunk_size=64) -> JobReport:
-    import contextlib
-
-    from workbench.models.registry import open_backend
-
-    texts = passage_store.passage_texts(project, ids)
-    opened = contextlib.nullcontext(backend) if backend is not None else open_backend(spec, project)
-    with opened as live:
-        if "score_texts" not in live.capabilities:
-            raise UserError(f"'{spec.label}' cannot score texts token by token (it is a masked model?). "
-                            "Choose a text-generating model.")
-        return run_job(project, run_id, [Unit(i) for i in ids], scoring_process(live, texts), state,
-                       retry_failed=retry_failed, chunk_size=chunk_size)
+    return run_on_model(project, run_id, spec, ids, scoring_process, state, retry_failed, backend, chunk_size)
 
 
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:

@@ -29,16 +29,16 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.corpora import get_corpus, open_index
-from workbench.probes.leakage.runs import responses
+from workbench.probes.leakage.runs import index_process, responses
 from workbench.progress import TaskState
 
 if TYPE_CHECKING:
@@ -157,30 +157,11 @@ def _execute(project, run_id, corpus, ids, state, retry_failed, index=None) -> J
     texts = passage_store.passage_texts(project, ids)
     opened = index or open_index(project, corpus)
     try:
-        return run_job(project, run_id, [Unit(i) for i in ids], overlap_process(opened, texts), state,
-                       retry_failed=retry_failed)
+        process = index_process(opened, texts, lambda index, text, _unit: query_passage(index, text))
+        return run_job(project, run_id, [Unit(i) for i in ids], process, state, retry_failed=retry_failed)
     finally:
         if index is None:
             opened.close()
-
-
-def overlap_process(index: "NgramIndex", texts: dict[int, str]):
-    from workbench.probes.leakage.remote_index import ServerUnavailable
-
-    def process(units: Sequence[Unit], state: TaskState) -> Iterable[tuple[Unit, Outcome]]:
-        for unit in units:
-            state.check()
-            try:
-                raw = query_passage(index, texts[unit.item_id])
-            except ServerUnavailable as exc:
-                yield unit, Outcome.failure(str(exc), fatal=True)
-                return
-            except UserError as exc:
-                yield unit, Outcome.failure(str(exc))
-                continue
-            yield unit, Outcome(raw=json.dumps(raw))
-
-    return process
 
 
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:

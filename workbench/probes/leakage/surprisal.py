@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer
 from workbench.models.base import Failure
 from workbench.probes.leakage import passages as passage_store
-from workbench.probes.leakage.runs import responses
+from workbench.probes.leakage.runs import open_model, responses, run_on_model
 from workbench.progress import TaskState
 
 if TYPE_CHECKING:
@@ -145,25 +145,11 @@ def run_surprisal(project: "Project", model: str, path: str | Path, *, state: Ta
 
 
 def _spec(project: "Project", label: str):
-    from workbench.models.registry import get_model
-
-    spec = get_model(project, label)
-    if spec.backend not in ("hf", "gguf"):
-        raise UserError(f"'{spec.label}' is not an open model on this computer; surprisal needs every token's "
-                        "probability. Use a transformers model or a GGUF file.")
-    return spec
+    return open_model(project, label, "surprisal")
 
 
 def _execute(project, run_id, spec, ids, state, retry_failed, backend=None) -> JobReport:
-    import contextlib
-
-    from workbench.models.registry import open_backend
-
-    texts = passage_store.passage_texts(project, ids)
-    opened = contextlib.nullcontext(backend) if backend is not None else open_backend(spec, project)
-    with opened as live:
-        return run_job(project, run_id, [Unit(i) for i in ids], scoring_process(live, texts), state,
-                       retry_failed=retry_failed)
+    return run_on_model(project, run_id, spec, ids, scoring_process, state, retry_failed, backend)
 
 
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:
