@@ -15,8 +15,7 @@ On the 100 LitBank novels (``../shared/data/litbank/original/``; skipped when ab
   (``creativity`` for every passage, ``count`` for the longest runs and the n-gram counts), on
   pre-tokenized passages. Half the passages are windows of the novels, half the same windows with
   their words shuffled. Goal <= 1.5.
-- ``membership_batched_vs_single``: membership scores of 64 passages on the tiny test model, one
-  batched job against one passage per call. Goal >= 5x.
+(The membership scores' batching is measured in ``bench_membership_batching``.)
 
 CPU time (of the process and the indexer's processes) is the headline, as in the other benchmarks:
 on a shared machine other work inflates wall-clock time unevenly; wall-clock ratios are reported too.
@@ -41,7 +40,7 @@ from benchmarks.common import SHARED_DATA, Timer, line, skipped
 
 LITBANK = SHARED_DATA / "litbank" / "original"
 ROOT = Path(__file__).resolve().parents[1]
-BUILD_GOAL, OVERLAP_GOAL, BATCH_GOAL = 1.2, 1.5, 5.0
+BUILD_GOAL, OVERLAP_GOAL = 1.2, 1.5
 WINDOW_WORDS = 50
 
 
@@ -214,7 +213,6 @@ def run(quick: bool) -> Iterable[dict]:
             yield skipped(name, f"missing {LITBANK}")
     else:
         yield from _engines_and_build(quick)
-    yield from _membership(quick)
 
 
 def _engines_and_build(quick: bool) -> Iterable[dict]:
@@ -314,41 +312,3 @@ def _overlap(project, index, files: list[Path], count: int) -> dict:
                 ratio <= OVERLAP_GOAL, passages=count, wall_ratio=round(min(times["workbench"]) / min(times["engine"]), 3),
                 workbench_seconds=round(min(times["workbench"]), 2), engine_seconds=round(min(times["engine"]), 2),
                 passages_per_second=round(count / min(times["workbench"]), 1))
-
-
-def _membership(quick: bool) -> Iterable[dict]:
-    from tests.fixtures.tiny_model_builders import TINY_TEXT, build_tiny_causal
-    from workbench.models.registry import ModelSpec, add_model
-    from workbench.probes.leakage import passages as store
-    from workbench.probes.leakage.membership import run_membership
-    from workbench.project import Project
-
-    words = TINY_TEXT.split()
-    texts = [" ".join(words[(7 * i) % 150 : (7 * i) % 150 + 20 + i % 30]) for i in range(32 if quick else 64)]
-    with tempfile.TemporaryDirectory(prefix="bench-membership-") as tmp:
-        folder = build_tiny_causal(Path(tmp) / "model")
-        project = Project.create(Path(tmp) / "bench.palimpsest")
-        add_model(project, ModelSpec(label="tiny", backend="hf", ref=str(folder), params={"device": "cpu"}))
-        ids = store.store_passages(project, "bench", [(str(n), None, "", t) for n, t in enumerate(texts)])
-        from workbench.models.registry import get_model, open_backend
-
-        with open_backend(get_model(project, "tiny"), project) as backend:
-            backend.score_texts(texts[:2])  # warm up
-            wall = {"batched": [], "single": []}
-            cpu = {"batched": [], "single": []}
-            for _ in range(2 if quick else 3):
-                for which, chunk in (("batched", 64), ("single", 1)):
-                    project.db.execute("DELETE FROM runs WHERE kind = 'membership'")
-                    started = time.process_time()
-                    with Timer() as timer:
-                        run_membership(project, "tiny", passage_ids=ids, backend=backend, chunk_size=chunk)
-                    wall[which].append(timer.seconds)
-                    cpu[which].append(time.process_time() - started)
-        project.close()
-    ratio = min(cpu["single"]) / min(cpu["batched"])
-    import torch
-
-    yield line("membership_batched_vs_single", ratio, "x throughput (CPU time)", f">= {BATCH_GOAL}",
-               ratio >= BATCH_GOAL, passages=len(texts), wall_ratio=round(min(wall["single"]) / min(wall["batched"]), 3),
-               batched_seconds=round(min(wall["batched"]), 3), single_seconds=round(min(wall["single"]), 3),
-               torch_threads=torch.get_num_threads())
