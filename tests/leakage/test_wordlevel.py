@@ -88,3 +88,21 @@ def test_two_unit_tokens_never_match_from_their_second_half():
     decoded = high.astype(np.int64) * 32767 + (low.astype(np.int64) - 32767)
     assert np.array_equal(decoded, ids)
     assert to_units(np.array([-1]), 1)[0] == UNIT_MAX
+
+
+def test_threads_preparing_texts_at_once_from_a_cold_start_agree():
+    """The build tokenizes documents in several threads; the shared tables are built once, whole."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workbench.probes.leakage import wordlevel
+
+    texts = [" ".join(SAMPLES) * (n + 1) for n in range(16)]
+    expected = [Vocabulary().tokens(t) for t in texts]
+    for _ in range(5):
+        wordlevel._tables.clear()
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            prepared = list(pool.map(wordlevel.prepare, texts))
+        vocabulary = Vocabulary()
+        for text, done, tokens in zip(texts, prepared, expected):
+            spans = vocabulary.assign(done, grow=True)
+            assert vocabulary.decode(spans.ids) == tokens
