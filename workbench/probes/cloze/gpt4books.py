@@ -34,8 +34,8 @@ from workbench.jobs import Outcome, Unit, find_or_create_run, run_job
 from workbench.probes.cloze import MASK
 from workbench.probes.cloze.run import CLOZE_KIND
 from workbench.probes.cloze.score import parse_answer
-from workbench.project import now
 from workbench.progress import TaskState
+from workbench.project import now
 
 if TYPE_CHECKING:
     from workbench.project import Project
