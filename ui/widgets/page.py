@@ -54,6 +54,10 @@ class Page(ProjectView):
         name anywhere (title, recent files, status bar), since they may name books or study conditions."""
         return False
 
+    def show_messages_waiting(self, count: int) -> None:
+        """While the page is blinded: ``count`` messages from other work wait until its session ends (a page
+        says so without naming anything)."""
+
     def on_shown(self) -> None:
         """Called each time the page becomes the visible one."""
 
