@@ -96,6 +96,15 @@ def _holding_gate(parent: QWidget | None) -> "MessageGate | None":
     return None
 
 
+def _within(widget: QWidget | None, ancestor: QWidget) -> bool:
+    """Whether ``widget`` is ``ancestor`` or lies inside it (a dialog counts as inside its parent)."""
+    while widget is not None:
+        if widget is ancestor:
+            return True
+        widget = widget.parentWidget()
+    return False
+
+
 class MessageGate(QObject):
     """What a main window keeps back while a blinded session is on screen (see the module's docstring)."""
 
@@ -112,21 +121,12 @@ class MessageGate(QObject):
     def holding(self) -> bool:
         return self._session is not None
 
-    @property
-    def waiting(self) -> int:
-        return len(self._messages)
-
     def holds(self, parent: QWidget) -> bool:
         """Whether a message from ``parent`` waits: yes while holding, unless it comes from the session's
         page or from the window itself."""
         if self._session is None or parent is self._window:
             return False
-        widget = parent
-        while widget is not None:
-            if widget is self._session:
-                return False
-            widget = widget.parentWidget()
-        return True
+        return not _within(parent, self._session)
 
     def hold_for(self, session: QWidget | None) -> None:
         """Hold everything but what comes from ``session`` (the blinded page on screen); None: stop holding
@@ -135,7 +135,8 @@ class MessageGate(QObject):
         self._session = session
         if session is not None and was is None:
             for window in QApplication.topLevelWidgets():
-                if isinstance(window, QDialog) and window.isVisible() and self.holds(window):
+                if (isinstance(window, QDialog) and window.isVisible() and _within(window, self._window)
+                        and self.holds(window)):
                     window.hide()
                     self.keep_window(window)
         elif session is None and was is not None:

@@ -51,7 +51,8 @@ class Page(ProjectView):
     @property
     def blinded(self) -> bool:
         """True while the page shows a blinded annotation session: the window then shows no project or file
-        name anywhere (title, recent files, status bar), since they may name books or study conditions."""
+        name anywhere (title, recent files, status bar), since they may name books or study conditions, and
+        messages and windows from other pages wait until it ends (``ui.dialogs.MessageGate``)."""
         return False
 
     def show_messages_waiting(self, count: int) -> None:
