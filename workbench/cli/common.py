@@ -44,6 +44,14 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
                 out.write(frame.to_string(index=False) + "\n")
 
 
+def confirm(question: str) -> bool:
+    """Ask a yes/no question on the terminal; False (no) when nobody is there to answer."""
+    if not sys.stdin.isatty():
+        return False
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
 def add_format_argument(parser: argparse.ArgumentParser, default: str = "table") -> None:
     parser.add_argument("--format", choices=["table", "csv", "json"], default=default, help="output format")
 
