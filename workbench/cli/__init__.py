@@ -12,18 +12,6 @@ from typing import Sequence
 from workbench import registry
 from workbench.errors import UserError
 
-# Modules with a ``register(subparsers)`` function. Append yours.
-COMMAND_MODULES = [
-    "workbench.project.commands",
-    "workbench.annotation.commands",
-    "workbench.corpus.commands",
-    "workbench.models.commands",
-    "workbench.probes.cloze.commands",
-    "workbench.probes.rep.commands",
-    "workbench.export.commands",
-]
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="palimpsest",

@@ -11,6 +11,7 @@ from typing import Iterator
 
 import pandas as pd
 
+from workbench.errors import UserError
 from workbench.project import Project
 from workbench.progress import Progress, TaskState, describe_duration
 
@@ -50,6 +51,17 @@ def confirm(question: str) -> bool:
         return False
     answer = input(f"{question} [y/N] ").strip().lower()
     return answer in ("y", "yes")
+
+
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    """``["model=gpt4", "decade=1950s"]`` -> ``{"model": "gpt4", "decade": "1950s"}``."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"'{pair}' is not an option: write it as key=value.")
+        options[key.strip()] = value.strip()
+    return options
 
 
 def add_format_argument(parser: argparse.ArgumentParser, default: str = "table") -> None:

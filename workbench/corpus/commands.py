@@ -94,7 +94,7 @@ def cmd_book(args: argparse.Namespace) -> int:
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
-    from workbench.project.commands import parse_options
+    from workbench.cli.common import parse_options
     from workbench.corpus.library import format_tags, get_book, remove_tags, set_tags
 
     if not args.tags and not args.remove:

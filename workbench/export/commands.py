@@ -1,15 +1,41 @@
-"""``palimpsest methods``: the methods text of a project's runs (Markdown, or its JSON record)."""
+"""``palimpsest chart``, ``charts``, ``table``, ``tables`` (the export registry) and ``methods`` (the methods
+text of a project's runs, Markdown or its JSON record)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import Any, Iterable
 
-from workbench.cli.common import add_project_argument, opened
+from workbench.cli.common import add_format_argument, add_project_argument, opened, parse_options, print_frame
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("chart", help="save a publication figure (PDF, SVG or PNG) and the CSV of what it plots")
+    add_project_argument(p)
+    p.add_argument("name", help="chart name (palimpsest charts PROJECT lists them)")
+    p.add_argument("--out", type=Path, required=True, help="FILE.pdf, FILE.svg or FILE.png")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="chart option, e.g. model=gpt4")
+    p.set_defaults(handler=cmd_chart)
+
+    p = subparsers.add_parser("charts", help="list the charts that can be exported")
+    add_project_argument(p)
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_charts)
+
+    p = subparsers.add_parser("table", help="save one of the result tables as CSV (palimpsest tables lists them)")
+    add_project_argument(p)
+    p.add_argument("name", help="table name")
+    p.add_argument("--out", type=Path, required=True, help="FILE.csv")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="table option, e.g. model=gpt4")
+    p.set_defaults(handler=cmd_table)
+
+    p = subparsers.add_parser("tables", help="list the result tables that can be exported")
+    add_project_argument(p)
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_tables)
+
     p = subparsers.add_parser(
         "methods",
         help="write what a paper's methods section needs: models, parameters, prompts, seeds, counts, statistics",
@@ -24,6 +50,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="write to this file (Markdown, with the JSON record beside it) instead of printing")
     p.add_argument("--json", action="store_true", help="the JSON record instead of Markdown")
     p.set_defaults(handler=cmd_methods)
+
+
+def cmd_chart(args: argparse.Namespace) -> int:
+    from workbench.export.registry import export_chart
+
+    with opened(args.project) as project:
+        written = export_chart(project, args.name, args.out, **parse_options(args.option))
+    print("Wrote " + " and ".join(str(p) for p in written) + ".")
+    return 0
+
+
+def _print_listing(specs: Iterable[Any], fmt: str) -> None:
+    """Registered charts or tables: name, title, description."""
+    import pandas as pd
+
+    columns = ["name", "title", "description"]
+    print_frame(pd.DataFrame([{c: getattr(spec, c) for c in columns} for spec in specs], columns=columns), fmt)
+
+
+def cmd_charts(args: argparse.Namespace) -> int:
+    from workbench.export.registry import charts
+
+    _print_listing(charts().values(), args.format)
+    return 0
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from workbench.export.registry import export_table
+
+    with opened(args.project) as project:
+        written = export_table(project, args.name, args.out, **parse_options(args.option))
+    print(f"Wrote {written}.")
+    return 0
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    from workbench.export.registry import tables
+
+    _print_listing(tables().values(), args.format)
+    return 0
 
 
 def cmd_methods(args: argparse.Namespace) -> int:

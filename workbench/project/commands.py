@@ -1,11 +1,11 @@
-"""``palimpsest new``, ``info``, ``save-as``, ``gui``, ``chart`` and ``table``."""
+"""``palimpsest new``, ``info``, ``save-as`` and ``gui``."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame
+from workbench.cli.common import add_project_argument, opened
 from workbench.errors import UserError
 from workbench.project import Project
 
@@ -30,30 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--screenshot", type=Path, metavar="PNG", help="render the page to a PNG file and exit")
     p.add_argument("--size", default="1280x800", help="window size for --screenshot, e.g. 1280x800")
     p.set_defaults(handler=cmd_gui)
-
-    p = subparsers.add_parser("chart", help="save a publication figure (PDF, SVG or PNG) and the CSV of what it plots")
-    add_project_argument(p)
-    p.add_argument("name", help="chart name (palimpsest charts PROJECT lists them)")
-    p.add_argument("--out", type=Path, required=True, help="FILE.pdf, FILE.svg or FILE.png")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="chart option, e.g. model=gpt4")
-    p.set_defaults(handler=cmd_chart)
-
-    p = subparsers.add_parser("charts", help="list the charts that can be exported")
-    add_project_argument(p)
-    add_format_argument(p)
-    p.set_defaults(handler=cmd_charts)
-
-    p = subparsers.add_parser("table", help="save one of the result tables as CSV (palimpsest tables lists them)")
-    add_project_argument(p)
-    p.add_argument("name", help="table name")
-    p.add_argument("--out", type=Path, required=True, help="FILE.csv")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="table option, e.g. model=gpt4")
-    p.set_defaults(handler=cmd_table)
-
-    p = subparsers.add_parser("tables", help="list the result tables that can be exported")
-    add_project_argument(p)
-    add_format_argument(p)
-    p.set_defaults(handler=cmd_tables)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -80,60 +56,6 @@ def cmd_save_as(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         written = project.save_copy(args.target)
     print(f"Saved a copy to {written}.")
-    return 0
-
-
-def parse_options(pairs: list[str]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UserError(f"'{pair}' is not an option: write it as key=value.")
-        options[key.strip()] = value.strip()
-    return options
-
-
-def cmd_chart(args: argparse.Namespace) -> int:
-    from workbench.export.registry import export_chart
-
-    with opened(args.project) as project:
-        written = export_chart(project, args.name, args.out, **parse_options(args.option))
-    print("Wrote " + " and ".join(str(p) for p in written) + ".")
-    return 0
-
-
-def cmd_charts(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from workbench.export.registry import charts
-
-    frame = pd.DataFrame(
-        [{"name": c.name, "title": c.title, "description": c.description} for c in charts().values()],
-        columns=["name", "title", "description"],
-    )
-    print_frame(frame, args.format)
-    return 0
-
-
-def cmd_table(args: argparse.Namespace) -> int:
-    from workbench.export.registry import export_table
-
-    with opened(args.project) as project:
-        written = export_table(project, args.name, args.out, **parse_options(args.option))
-    print(f"Wrote {written}.")
-    return 0
-
-
-def cmd_tables(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from workbench.export.registry import tables
-
-    frame = pd.DataFrame(
-        [{"name": t.name, "title": t.title, "description": t.description} for t in tables().values()],
-        columns=["name", "title", "description"],
-    )
-    print_frame(frame, args.format)
     return 0
 
 

@@ -32,6 +32,7 @@ PART = Part(
     commands=("workbench.probes.cloze.commands",),
     exports=("workbench.probes.cloze.charts",),
     resumers=("workbench.probes.cloze.run",),
+    methods=("workbench.probes.cloze.methods",),
     pages=(
         PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),
         PageSpec("charts", "Charts", "ui.charts.page:ChartsPage"),

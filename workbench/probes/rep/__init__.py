@@ -14,5 +14,6 @@ PART = Part(
     commands=("workbench.probes.rep.commands",),
     exports=("workbench.probes.rep.charts",),
     resumers=("workbench.probes.rep.resume",),
+    methods=("workbench.probes.rep.methods",),
     pages=(PageSpec("rep", "Bias (REP)", "ui.rep.page:RepPage"),),
 )

@@ -6,4 +6,5 @@
 
 from workbench.registry import Part
 
-PART = Part("summaries", resumers=("workbench.probes.summaries.runs",))
+PART = Part("summaries", resumers=("workbench.probes.summaries.runs",),
+            methods=("workbench.probes.summaries.methods",))

@@ -1,0 +1,188 @@
+"""The name cloze in the methods text: its run kinds, its passages' facts, its paragraph and statistics."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import statistics as pystats
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, number, register_methods, same
+from workbench.probes.cloze import score
+from workbench.probes.cloze.mlm import MLM_KIND
+from workbench.probes.cloze.run import CLOZE_KIND, LOGPROB_KIND
+
+if TYPE_CHECKING:
+    from workbench.project import Project
+
+FAST_MODE = "fast mode (blocks read in a seeded order until enough candidates)"
+#: extraction settings that describe the procedure (the word lists are given by size and in full in JSON)
+EXTRACTION_KEYS = ("spacy_model", "per_book", "seed", "fast", "min_tokens", "target_tokens", "max_tokens",
+                   "block_words", "reject_other_proper_nouns")
+
+
+def _chunks(ids: Sequence[int], size: int = 500) -> Iterable[list[int]]:
+    for start in range(0, len(ids), size):
+        yield list(ids[start : start + size])
+
+
+def cloze_facts(project: "Project", run: dict) -> RunFacts:
+    """The books behind a name-cloze run's passages, how the passages were found, and candidate counts."""
+    ids = [int(i) for i in run["config"].get("passage_ids") or []]
+    books: dict[int, int] = {}
+    imported = 0
+    for chunk in _chunks(ids):
+        for book_id, origin in project.db.execute(
+            f"SELECT book_id, origin FROM cloze_passages WHERE id IN ({','.join('?' * len(chunk))})", chunk
+        ).fetchall():
+            books[book_id] = books.get(book_id, 0) + 1
+            imported += origin == "imported"
+    facts: dict[str, Any] = {"passages": len(ids), "books": len(books), "imported_passages": imported}
+    if run["config"].get("imported_from"):
+        facts["imported_from"] = run["config"]["imported_from"]
+    rows = []
+    for chunk in _chunks(sorted(books)):
+        rows += project.db.execute(
+            "SELECT book_id, candidates, sampled, per_book, settings FROM cloze_extractions"
+            f" WHERE book_id IN ({','.join('?' * len(chunk))}) ORDER BY book_id", chunk).fetchall()
+    if rows:
+        groups: dict[str, dict[str, Any]] = {}
+        for _book, _candidates, _sampled, _per_book, settings in rows:
+            record = json.loads(settings or "{}")
+            described = {key: record.get(key) for key in EXTRACTION_KEYS}
+            described["excluded_words"] = sorted(record.get("excluded_words") or [])
+            described["titles"] = sorted(record.get("titles") or [])
+            described["proper_labels"] = sorted(record.get("proper_labels") or [])
+            key = json.dumps(described, sort_keys=True)
+            groups.setdefault(key, {**described, "books": 0})["books"] += 1
+        candidates = [r[1] for r in rows]
+        facts["extraction"] = list(groups.values())
+        facts["candidates"] = {"total": int(sum(candidates)), "min": int(min(candidates)),
+                               "median": float(pystats.median(candidates)), "max": int(max(candidates)),
+                               "books": len(rows)}
+        facts["flagged_books"] = sum(1 for r in rows if r[2] < r[3])
+    return RunFacts({"cloze": facts}, items=facts["passages"])
+
+
+def cloze_lines(run: dict, _seen: dict[str, int]) -> list[str]:
+    facts = run["cloze"]
+    lines = [f"- **Passages:** {facts['passages']:,} from {facts['books']:,} book{'s' if facts['books'] != 1 else ''}"
+             + (f", {facts['imported_passages']:,} of them imported" if facts["imported_passages"] else "")
+             + (f" (from {facts['imported_from']})" if facts.get("imported_from") else "") + "."]
+    for group in facts.get("extraction", []):
+        lines.append(
+            f"- **Extraction** ({group['books']} book{'s' if group['books'] != 1 else ''}): spaCy "
+            f"`{group['spacy_model']}`; windows of {group['min_tokens']}-{group['max_tokens']} tokens "
+            f"({group['target_tokens']} preferred) within blocks of at least {group['block_words']} words; "
+            f"other proper nouns {'rejected' if group['reject_other_proper_nouns'] else 'allowed'}; "
+            f"{FAST_MODE if group['fast'] else 'whole books read'}; "
+            f"up to {group['per_book']} passages per book, seed {group['seed']}; "
+            f"{len(group['excluded_words'])} excluded words, {len(group['titles'])} titles allowed before a name "
+            "(both lists in the JSON record).")
+    if "candidates" in facts:
+        c = facts["candidates"]
+        flagged = facts["flagged_books"]
+        short = ("no book had fewer than the passages asked for" if not flagged else
+                 f"{flagged} book{'s' if flagged != 1 else ''} had fewer than the passages asked for (flagged)")
+        lines.append(
+            f"- **Candidates:** {c['total']:,} in all; per book median {number(c['median'])} (range {c['min']:,}-"
+            f"{c['max']:,}); {short}.")
+    return lines
+
+
+def cloze_paragraph(runs: list[dict]) -> str:
+    groups = [{k: v for k, v in g.items() if k != "books"}
+              for r in runs for g in (r.get("cloze") or {}).get("extraction", [])]
+    extraction = same(groups)
+    imported = [r for r in runs if (r.get("cloze") or {}).get("imported_from")]
+    prompted = [r for r in runs if r["kind"] == CLOZE_KIND and r not in imported]
+    parts = []
+    if groups:
+        if extraction:
+            spacy_model = f" ({extraction['spacy_model']})" if extraction.get("spacy_model") else ""
+            window = (f"between {extraction['min_tokens']} and {extraction['max_tokens']} tokens long, the one "
+                      f"nearest {extraction['target_tokens']} tokens preferred")
+            sample = (f"Up to {extraction['per_book']} such passages per book were drawn at random with seed "
+                      f"{extraction['seed']}")
+        else:
+            spacy_model, window = "", "of the length given with each run"
+            sample = "A fixed number of such passages per book was drawn at random with a seed (see each run)"
+        parts.append(
+            f"Passages were taken from the books with spaCy{spacy_model}, which marks sentences and named entities. "
+            f"A candidate is a mention of a person by a single-word name, inside a stretch of whole sentences "
+            f"{window}, in which no other proper name occurs and the name itself occurs only once; words for "
+            "relatives, forms of address and deities never count as names. The name is replaced by [MASK]. "
+            f"{sample}; a book with fewer candidates keeps all of them and is flagged.")
+    if prompted:
+        parts.append("Each model saw every passage once, inside the prompt template quoted with its run, and was "
+                     "asked to give the missing name between <name> tags.")
+    if imported:
+        parts.append("Published passages and answers were imported as they were released (the files are named with "
+                     "each run).")
+    if prompted or imported:
+        parts.append(
+            "Scoring removes the <name> tags and the spaces around the answer; the answer is correct when the rest "
+            "equals the true name, ignoring case. A book's accuracy is its correct answers divided by the passages "
+            "the model answered, with a 95% Wilson interval; calls that failed are reported separately and are "
+            "not part of that denominator.")
+    kinds = {r["kind"] for r in runs}
+    if MLM_KIND in kinds:
+        parts.append(
+            "As a baseline, a masked language model read each passage with no instruction, [MASK] written as its "
+            "own mask token; its single most probable filler was scored by the same rule.")
+    if LOGPROB_KIND in kinds:
+        parts.append(
+            "For local models, the log-probability of the expected answer (the true name between the tags) right "
+            "after the prompt was also computed, as a natural logarithm summed over its tokens.")
+    return " ".join(parts)
+
+
+def _default(function: Any, parameter: str) -> Any:
+    """The default the scoring code uses for ``parameter`` (so the statistics below follow the code)."""
+    return inspect.signature(function).parameters[parameter].default
+
+
+def cloze_statistics() -> list[Statistic]:
+    level = f"{1 - _default(score.accuracy_interval, 'alpha'):.0%}"
+    resamples = _default(score.bootstrap_interval, "resamples")
+    return [
+        Statistic(f"Wilson score interval ({level})",
+                  "for each book's accuracy, the correct answers out of the passages answered",
+                  "statsmodels `proportion_confint` (method 'wilson')"),
+        Statistic(f"Percentile bootstrap interval ({level}, {resamples:,} resamples, fixed seed)",
+                  "for a book's accuracy where it is chosen instead of the Wilson interval",
+                  "scipy `bootstrap` (method 'percentile')"),
+        Statistic(f"t interval over books ({level}, clipped to 0-1)",
+                  "for the mean per-book accuracy of the books that share a tag value (genre, decade, source ...)",
+                  "statsmodels `DescrStatsW.tconfint_mean`"),
+        Statistic("Wilcoxon signed-rank test",
+                  "for comparing two models on their per-book accuracies, paired by book",
+                  "scipy `wilcoxon`"),
+        Statistic("McNemar's exact test",
+                  "for comparing two models on the passages both of them answered",
+                  "statsmodels `mcnemar(exact=True)`"),
+        Statistic("Spearman's rank correlation",
+                  "for per-book accuracy against the year of publication (rho with its p-value)",
+                  "scipy `spearmanr`"),
+    ]
+
+
+def _mlm_generation(run: dict) -> str:
+    return f"the {run['generation'].get('top_k', 5)} most probable fillers kept; the first is the answer"
+
+
+register_methods(MethodsSection(
+    key="name-cloze",
+    title="Name cloze",
+    kinds=(
+        RunKind(CLOZE_KIND, "name cloze, prompted model", "passage"),
+        RunKind(LOGPROB_KIND, "name cloze, log-probability of the true name", "passage",
+                generation=lambda _run: "no text generated: the expected answer is scored"),
+        RunKind(MLM_KIND, "name cloze, masked-language-model baseline", "passage", generation=_mlm_generation),
+    ),
+    facts=cloze_facts,
+    lines=cloze_lines,
+    procedure=cloze_paragraph,
+    statistics=cloze_statistics,
+    order=10,
+))
