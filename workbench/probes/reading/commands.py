@@ -265,11 +265,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from workbench.probes.reading.exchange import import_questions
+    from workbench.probes.reading.questions import question_count
 
     with opened(args.project) as project:
         sets = import_questions(project, args.file, args.book, variant=args.variant)
-        counts = [project.db.execute("SELECT COUNT(*) FROM reading_questions WHERE set_id = ?", [s.id]).fetchone()[0]
-                  for s in sets]
+        counts = [question_count(project, s.id) for s in sets]
     for question_set, count in zip(sets, counts):
         print(f"Question set {question_set.id}: {count} {question_set.variant} questions for book {args.book}.")
     return 0

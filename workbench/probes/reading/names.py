@@ -12,7 +12,14 @@ people), so which words to replace is decided over the whole book:
 - any other word is a name when it was tagged as a person at least twice (once is enough for a word
   used at most twice), in at least ``PROPER_PERSON_SHARE`` of the times it was tagged as any kind of
   name, and it was tagged as some kind of name in at least ``PROPER_TAGGED_SHARE`` of its capitalised
-  uses: "Queequeg" is a name, "English" and "Whale" are not.
+  uses: "Queequeg" is a name, "English" and "Whale" are not;
+- a word used more than once must be written capitalised in mid-sentence at least once (a word only
+  ever capitalised at the start of a sentence, "Historically", is no name).
+
+The recogniser skips a paragraph whose capitalised words it has all read at least ``ENOUGH_READINGS``
+times already (or that has none): it could only add evidence about words already well known, and on
+a long novel this saves a fifth to a third of the reading. The shares above count the uses in the
+paragraphs read; ``mentions`` is the number of tagged uses there.
 
 Words tagged mostly as places or organisations that pass these rules (an estate, a town the
 recogniser also took for a person) are replaced as well, by a surname, which reads as a place too.
@@ -66,6 +73,7 @@ ORDINARY_PERSON_SHARE = 0.3
 PROPER_PERSON_SHARE = 0.07
 PROPER_TAGGED_SHARE = 0.1
 PERSON_MAJORITY = 0.5
+ENOUGH_READINGS = 10
 GENDER_MAJORITY = 0.7
 MIN_GENDER_VOTES = 2
 PRONOUN_WINDOW = 150
@@ -78,6 +86,7 @@ _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.IGNOR
 _FEMALE_PRONOUNS = {"she", "her", "hers", "herself"}
 _POSSESSIVE = ("'s", "\u2019s")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+_OPENERS = " \t\r\n\"'\u2018\u201c(["
 
 
 @dataclass(frozen=True)
@@ -172,27 +181,67 @@ def _paragraph_bounds(text: str) -> Iterable[tuple[int, int]]:
         yield position, len(text)
 
 
+def mid_sentence(text: str, start: int) -> bool:
+    """Whether the word at ``start`` follows a lower-case word or a comma-like mark (so its capital is a name's)."""
+    i = start - 1
+    while i >= 0 and text[i] in _OPENERS:
+        i -= 1
+    return i >= 0 and (text[i].islower() or text[i] in ",;:")
+
+
+def _mid_sentence_uses(text: str, words: set[str]) -> Counter:
+    """How often each of ``words`` is written capitalised in mid-sentence."""
+    uses: Counter = Counter()
+    for match in WORD.finditer(text):
+        word = _core(match.group())
+        if word in words and mid_sentence(text, match.start()):
+            uses[word] += 1
+    return uses
+
+
 def _looks_like_name(word: str) -> bool:
     return len(word) > 1 and bool(_NAME_SHAPE.match(word)) and word[0].isupper() and not word.isupper()
 
 
-def _gather(text: str, nlp: "Language", lists: NameLists, state: TaskState) -> tuple[dict[str, _Evidence], Counter]:
-    """What the recogniser says about each name word, and how often each word was part of a place,
-    organisation or other non-person name."""
-    evidence: dict[str, _Evidence] = {}
-    other: Counter = Counter()
+@dataclass
+class _Reading:
+    """What the recogniser said about the paragraphs it read."""
+
+    evidence: dict[str, _Evidence] = field(default_factory=dict)
+    other: Counter = field(default_factory=Counter)  # word -> times tagged as part of a non-person name
+    words: Counter = field(default_factory=Counter)  # word -> uses in the paragraphs read
+
+
+def _core(word: str) -> str:
+    return word[:-2] if word[-2:] in _POSSESSIVE else word
+
+
+def _gather(text: str, nlp: "Language", lists: NameLists, state: TaskState) -> _Reading:
+    reading = _Reading()
     parts = pieces(text)
-    for done, (doc, offset) in enumerate(nlp.pipe(((t, o) for o, t in parts), as_tuples=True, batch_size=64)):
-        if done % 200 == 0:
-            state.check()
-            state.progress(done, len(parts), "Finding the characters' names")
+    seen: Counter = Counter()  # capitalised words of the paragraphs read so far
+
+    def worth_reading():
+        for done, (offset, piece) in enumerate(parts):
+            if done % 200 == 0:
+                state.check()
+                state.progress(done, len(parts), "Finding the characters' names")
+            words = [_core(w) for w in WORD.findall(piece)]
+            capitals = [w for w in words if w[0].isupper()]
+            if all(seen[w] >= ENOUGH_READINGS for w in capitals):
+                continue  # nothing the recogniser could add (no capitals, or only well-read ones)
+            seen.update(capitals)
+            reading.words.update(words)
+            yield piece, offset
+
+    for doc, offset in nlp.pipe(worth_reading(), as_tuples=True, batch_size=64):
         for ent in doc.ents:
             if ent.label_ == "PERSON":
-                _mention(doc, ent, offset, lists, evidence)
+                _mention(doc, ent, offset, lists, reading.evidence)
             elif ent.label_ in OTHER_NAME_LABELS:
                 for token in ent:
-                    other[token.text] += 1
-    return evidence, other
+                    reading.other[token.text] += 1
+    return reading
 
 
 def _mention(doc, ent, offset: int, lists: NameLists, evidence: dict[str, _Evidence]) -> None:
@@ -230,6 +279,10 @@ def _mention(doc, ent, offset: int, lists: NameLists, evidence: dict[str, _Evide
                     found.male_votes += 1
 
 
+def _capitalised(counts: Counter, word: str) -> int:
+    return counts.get(word, 0) + counts.get(word + "'s", 0) + counts.get(word + "\u2019s", 0)
+
+
 def _is_name(person: int, other: int, capitalised: int, lower: int, ordinary: bool) -> bool:
     """Whether a word tagged ``person`` times as (part of) a person and ``other`` times as another kind of
     name is a name to replace (see the module's description)."""
@@ -256,16 +309,21 @@ def find_names(text: str, nlp: "Language", lists: NameLists, state: TaskState | 
     """The book's name words (see the module's description), in the order the book first uses them,
     without replacements yet. ``word_counts``: ``Counter(WORD.findall(text))`` if already made."""
     state = state or TaskState()
-    evidence, other = _gather(text, nlp, lists, state)
+    reading = _gather(text, nlp, lists, state)
     counts = word_counts if word_counts is not None else Counter(WORD.findall(text))
+    mid = _mid_sentence_uses(text, set(reading.evidence))
     names = []
-    for word, e in sorted(evidence.items(), key=lambda item: item[1].first_seen):
-        capitalised = counts.get(word, 0) + counts.get(word + "'s", 0) + counts.get(word + "\u2019s", 0)
+    for word, e in sorted(reading.evidence.items(), key=lambda item: item[1].first_seen):
+        if mid[word] == 0 and _capitalised(counts, word) > 1:
+            continue  # only ever capitalised at the start of a sentence: "Historically", "Dusk"
         lower = counts.get(word.lower(), 0)
-        ordinary = lower > ORDINARY_LOWER_SHARE * capitalised
-        if not _is_name(e.mentions, other[word], capitalised, lower, ordinary):
+        ordinary = lower > ORDINARY_LOWER_SHARE * _capitalised(counts, word)
+        other = reading.other[word]
+        # shares of the uses in the paragraphs the recogniser read
+        if not _is_name(e.mentions, other, _capitalised(reading.words, word), reading.words.get(word.lower(), 0),
+                        ordinary):
             continue
-        if e.mentions < PERSON_MAJORITY * (e.mentions + other[word]):
+        if e.mentions < PERSON_MAJORITY * (e.mentions + other):
             role = "place"
         else:
             role = "surname" if e.surname_votes > e.given_votes else "given"

@@ -402,6 +402,10 @@ def load_questions(project: "Project", set_id: int, ids: Sequence[int] | None = 
     return questions
 
 
+def question_count(project: "Project", set_id: int) -> int:
+    return project.db.execute("SELECT COUNT(*) FROM reading_questions WHERE set_id = ?", [set_id]).fetchone()[0]
+
+
 def questions_frame(project: "Project", set_id: int) -> pd.DataFrame:
     """One row per question: id, key, kind, checkpoint, scene, retention demand, choices, answer."""
     rows = [{"question_id": q.id, "key": q.key, "kind": q.kind, "checkpoint_scene": q.checkpoint_scene,

@@ -28,6 +28,7 @@ from workbench.probes.reading.names import (
     NER_COMPONENTS,
     WORD,
     NameWord,
+    mid_sentence,
     choose_replacements,
     find_names,
     name_lists,
@@ -40,17 +41,6 @@ if TYPE_CHECKING:
 
 Edit = tuple[int, int, str]
 _POSSESSIVE = ("'s", "\u2019s")
-_OPENERS = " \t\r\n\"'\u2018\u201c(["
-
-
-def _mid_sentence(text: str, start: int) -> bool:
-    """Whether the word at ``start`` follows a lower-case word or a comma-like mark (so its capital is a name's)."""
-    i = start - 1
-    while i >= 0 and text[i] in _OPENERS:
-        i -= 1
-    return i >= 0 and (text[i].islower() or text[i] in ",;:")
-
-
 def substitution_edits(text: str, names: Sequence[NameWord], tagged: Iterable[int] = ()) -> list[Edit]:
     """Where each name word of ``names`` is written in ``text`` (as given or in capitals, possessive
     included) and what replaces it. A word whose scope is 'mentions' is replaced only at ``tagged``
@@ -69,7 +59,7 @@ def substitution_edits(text: str, names: Sequence[NameWord], tagged: Iterable[in
         if replacement is None:
             continue
         start = match.start()
-        if word in limited and start not in tagged and not _mid_sentence(text, start):
+        if word in limited and start not in tagged and not mid_sentence(text, start):
             continue
         edits.append((start, start + len(word), replacement))
     return edits
