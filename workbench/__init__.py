@@ -1,6 +1,6 @@
 """Palimpsest's headless core. Never imports Qt: usable from the CLI, notebooks and scripts."""
 
-__version__ = "0.1.0"
+from workbench.version import __version__
 
 __all__ = ["Project", "UserError", "__version__"]
 

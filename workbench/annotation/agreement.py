@@ -10,8 +10,10 @@
   answer the same) are left out and counted in the note.
 - Cohen's kappa for two annotators (with its 95% CI), Fleiss' kappa for three or more, on the items every
   annotator answered (``statsmodels``).
-- Spearman's rho between each pair of annotators for narrative time (``scipy``).
-- Accuracy against the truth, per annotator and overall, with a 95% Wilson interval (``statsmodels``):
+- Spearman's rho between each pair of annotators for narrative time (``scipy``, through
+  ``workbench.analysis.correlation``).
+- Accuracy against the truth, per annotator and overall, with a 95% Wilson interval (``statsmodels``,
+  through ``workbench.analysis.intervals``):
   summary validity (did they pick the true summary) and label tasks whose items carry a gold label.
 
 Every statistic comes with the number of items and annotators it used. A statistic that cannot be
@@ -27,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 import pandas as pd
 
+from workbench.analysis.correlation import spearman
+from workbench.analysis.intervals import wilson_interval
 from workbench.annotation.answers import annotations_frame
 from workbench.annotation.items import list_items
 from workbench.annotation.tasks import NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
@@ -164,13 +168,6 @@ def _alpha_row(matrix: pd.DataFrame, level: str, statistic: str, annotators: int
     return _row(statistic, alpha, used, annotators, ci=ci, note=how)
 
 
-def wilson(successes: int, n: int) -> tuple[float, float]:
-    from statsmodels.stats.proportion import proportion_confint
-
-    low, high = proportion_confint(successes, n, alpha=0.05, method="wilson")
-    return float(low), float(high)
-
-
 def cohen(a: pd.Series, b: pd.Series, categories: list[Any]) -> tuple[float | None, tuple[float, float] | None, int, str]:
     """Cohen's kappa between two aligned series (NaN rows dropped) with its 95% CI.
 
@@ -227,8 +224,6 @@ def _nominal_rows(answers: pd.DataFrame, categories: list[str], draws: int, seed
 
 
 def _narrative_time_rows(answers: pd.DataFrame, draws: int, seed: int | str) -> list[dict[str, Any]]:
-    from scipy.stats import spearmanr
-
     logged = answers.assign(log_minutes=np.log(answers["minutes"].astype(float)))
     matrix = reliability_matrix(logged, "log_minutes")
     annotators = matrix.shape[0]
@@ -241,8 +236,8 @@ def _narrative_time_rows(answers: pd.DataFrame, draws: int, seed: int | str) -> 
         if both[a].nunique() < 2 or both[b].nunique() < 2:
             rows.append(_row(f"Spearman's rho: {a} vs {b}", None, len(both), 2, note="undefined: constant answers"))
             continue
-        result = spearmanr(both[a], both[b])
-        rows.append(_row(f"Spearman's rho: {a} vs {b}", float(result.statistic), len(both), 2, p_value=float(result.pvalue)))
+        result = spearman(both[a], both[b], resamples=0)
+        rows.append(_row(f"Spearman's rho: {a} vs {b}", result.rho, len(both), 2, p_value=result.p_value))
     return rows
 
 
@@ -251,12 +246,14 @@ def _accuracy_rows(correct: pd.DataFrame, against: str) -> list[dict[str, Any]]:
     rows = []
     for annotator, group in correct.groupby("annotator", sort=True):
         k, n = int(group["correct"].sum()), len(group)
-        rows.append(_row(f"Accuracy vs {against}: {annotator}", k / n, n, 1, ci=wilson(k, n), note=f"{k} of {n} correct"))
+        rows.append(_row(f"Accuracy vs {against}: {annotator}", k / n, n, 1, ci=wilson_interval(k, n),
+                         note=f"{k} of {n} correct"))
     if rows:
         k, n = int(correct["correct"].sum()), len(correct)
         items = correct["item_id"].nunique()
         rows.append(_row(f"Accuracy vs {against}: all annotators", k / n, items, correct["annotator"].nunique(),
-                         ci=wilson(k, n), note=f"{k} of {n} answers correct (Wilson interval treats answers as independent)"))
+                         ci=wilson_interval(k, n),
+                         note=f"{k} of {n} answers correct (Wilson interval treats answers as independent)"))
     return rows
 
 
@@ -302,8 +299,6 @@ def reference_rows(answers: pd.DataFrame, reference: Mapping[str, Any], name: st
     one of the task's labels (a judge's "unparsed") is compared like any other: it counts as wrong in
     the accuracy and is a category of its own in kappa (both notes say so), so accuracy and kappa are
     computed on the same items."""
-    from scipy.stats import spearmanr
-
     given = {item: value for item, value in reference.items() if not _missing(value)}  # no reference answer: not compared
     known = answers[answers["item_id"].isin(list(given))]
     if known.empty:
@@ -319,9 +314,9 @@ def reference_rows(answers: pd.DataFrame, reference: Mapping[str, Any], name: st
                 rows.append(_row(f"Spearman's rho vs {name}: {annotator}", None, len(group), 1,
                                  note="undefined: constant answers"))
                 continue
-            result = spearmanr(group["minutes"], group["ref"])
-            rows.append(_row(f"Spearman's rho vs {name}: {annotator}", float(result.statistic), len(group), 1,
-                             p_value=float(result.pvalue)))
+            result = spearman(group["minutes"], group["ref"], resamples=0)
+            rows.append(_row(f"Spearman's rho vs {name}: {annotator}", result.rho, len(group), 1,
+                             p_value=result.p_value))
         return rows
     lowered = {c.lower(): c for c in task.choices}
     ref = ref.map(lambda v: lowered.get(str(v).strip().lower(), v))

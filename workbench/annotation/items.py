@@ -18,8 +18,8 @@ import pandas as pd
 from workbench.annotation.passages import char_count, context_around, sample_windows, windows, word_count
 from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
-from workbench.project import now
 from workbench.progress import TaskState
+from workbench.project import now
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -29,49 +29,50 @@ SCENE_CHARS = 3_000
 SCENE_CONTEXT_CHARS = 300
 
 
+@dataclass(kw_only=True)
+class ItemContent:
+    """What an item carries besides its text and key: shared by stored items and items to add."""
+
+    context_before: str = ""
+    context_after: str = ""
+    choices: dict[str, str] | None = None
+    gold: str | None = None
+    book_id: int | None = None
+    start_char: int | None = None
+    end_char: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
-class Item:
+class Item(ItemContent):
+    """A stored item."""
+
     id: int
     task_id: int
     item_key: str
     text: str
-    context_before: str = ""
-    context_after: str = ""
-    choices: dict[str, str] | None = None
-    gold: str | None = None
-    book_id: int | None = None
-    start_char: int | None = None
-    end_char: int | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
     origin: str = ""
 
 
 @dataclass
-class NewItem:
+class NewItem(ItemContent):
     """An item to add. ``item_key`` None: an opaque number is drawn."""
 
     text: str
     item_key: str | None = None
-    context_before: str = ""
-    context_after: str = ""
-    choices: dict[str, str] | None = None
-    gold: str | None = None
-    book_id: int | None = None
-    start_char: int | None = None
-    end_char: int | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
     origin: str = "added"
 
 
-_COLUMNS = ("id, task_id, item_key, text, context_before, context_after, choices, gold, book_id, start_char,"
-            " end_char, meta, origin")
+_FIELDS = ("id", "task_id", "item_key", "text", "context_before", "context_after", "choices", "gold", "book_id",
+           "start_char", "end_char", "meta", "origin")
+_COLUMNS = ", ".join(_FIELDS)
 
 
 def _item(row: Sequence[Any]) -> Item:
-    values = list(row)
-    values[6] = json.loads(values[6]) if values[6] else None
-    values[11] = json.loads(values[11] or "{}")
-    return Item(*values)
+    values = dict(zip(_FIELDS, row))
+    values["choices"] = json.loads(values["choices"]) if values["choices"] else None
+    values["meta"] = json.loads(values["meta"] or "{}")
+    return Item(**values)
 
 
 def is_ready(task: Task, item: Item) -> bool:

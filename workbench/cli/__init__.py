@@ -11,14 +11,14 @@ from typing import Sequence
 
 from workbench import registry
 from workbench.errors import UserError
+from workbench.version import __version__
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="palimpsest",
         description="Palimpsest: what does a language model remember about a book, and which biases did it learn?",
     )
-    from workbench import __version__
-
     parser.add_argument("--version", action="version", version=f"palimpsest {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in registry.load("commands"):

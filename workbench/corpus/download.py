@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from workbench import __version__
 from workbench.errors import UserError
 from workbench.progress import TaskState
+from workbench.version import __version__
 
 DEFAULT_MIRROR = "https://www.gutenberg.org"
 MIRROR_ENV = "PALIMPSEST_GUTENBERG_MIRROR"

@@ -128,6 +128,19 @@ class Failure:
 Result = Generation | Failure
 
 
+def check_logit_bias(params: GenerationParams, vocab: int) -> Failure | None:
+    """For local models: a failure when the logit bias names a token id outside the model's vocabulary
+    (ids 0 to ``vocab - 1``), else None."""
+    bad = [token for token, _ in params.logit_bias if not 0 <= token < vocab]
+    if not bad:
+        return None
+    return Failure(
+        f"The logit bias names token id {bad[0]}, but this model's vocabulary has ids 0 to {vocab - 1}. "
+        "Token ids differ between models: look them up with this model's tokenizer.",
+        kind="other",
+    )
+
+
 class Backend(ABC):
     """A loaded model. Create through ``workbench.models.registry.open_backend``."""
 

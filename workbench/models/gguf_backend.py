@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from workbench.errors import UserError
-from workbench.models.base import Backend, BackendError, Failure, Generation, Message, Request, Result
+from workbench.models.base import Backend, BackendError, Failure, Generation, Message, Request, Result, check_logit_bias
 from workbench.models.prompt_text import flatten_messages
 
 GGUF_MAGIC = b"GGUF"
@@ -137,14 +137,9 @@ class LlamaCppBackend(Backend):
 
     def _generate_one(self, request: Request) -> Result:
         params = request.params
-        vocab = self.llama.n_vocab()
-        bad = [token for token, _ in params.logit_bias if not 0 <= token < vocab]
-        if bad:
-            return Failure(
-                f"The logit bias names token id {bad[0]}, but this model's vocabulary has ids 0 to {vocab - 1}. "
-                "Token ids differ between models: look them up with this model's tokenizer.",
-                kind="other",
-            )
+        unknown_token = check_logit_bias(params, self.llama.n_vocab())
+        if unknown_token:
+            return unknown_token
         llama = self._with_logits() if params.logprobs else self.llama
         seed = request.seed if request.seed is not None else random.getrandbits(32)
         options: dict[str, Any] = {

@@ -37,6 +37,7 @@ from workbench.models.base import (
     NotSupported,
     Request,
     Result,
+    check_logit_bias,
 )
 from workbench.models.hf_locate import Progress, has_safetensors, locate_model
 from workbench.models.prompt_text import cut_at_stop, flatten_messages
@@ -339,15 +340,7 @@ class TransformersBackend(Backend):
                 "maximum answer length.",
                 kind="too_long",
             )
-        vocab = self.model.get_output_embeddings().weight.shape[0]
-        bad = [token for token, _ in params.logit_bias if not 0 <= token < vocab]
-        if bad:
-            return Failure(
-                f"The logit bias names token id {bad[0]}, but this model's vocabulary has ids 0 to {vocab - 1}. "
-                "Token ids differ between models: look them up with this model's tokenizer.",
-                kind="other",
-            )
-        return None
+        return check_logit_bias(params, self.model.get_output_embeddings().weight.shape[0])
 
     def _next_batch(self, group: list[_Prepared], start: int, max_tokens: int) -> list[_Prepared]:
         """As many requests from ``start`` as fit the token budget and the batch-size limit."""
@@ -501,7 +494,10 @@ class TransformersBackend(Backend):
 
 
 def _is_masked_lm(config, tokenizer) -> bool:
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
 
     architectures = getattr(config, "architectures", None) or []
     if any(name.endswith("ForMaskedLM") for name in architectures):

@@ -19,10 +19,10 @@ from typing import Any
 import pandas as pd
 import sqlite_utils
 
-from workbench import __version__
 from workbench.errors import ProjectError
 from workbench.project import schema
 from workbench.project.connection import ThreadConnections
+from workbench.version import __version__
 
 SUFFIX = ".palimpsest"
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.analysis.correlation import spearman
 from workbench.errors import UserError
 from workbench.probes.cloze.score import accuracy_interval, scored
 
@@ -388,9 +389,8 @@ def year_correlation(
     """Per model: Spearman's rho (scipy) between per-book accuracy and year of publication, with p.
 
     ``books``: books with answers and a year (the ones correlated); ``without_year``: books with
-    answers but no year, left out. The p-value is scipy's (t approximation)."""
-    from scipy.stats import spearmanr
-
+    answers but no year, left out. The p-value is scipy's (t approximation), through
+    ``workbench.analysis.correlation.spearman``."""
     answered = book_accuracy(project, models, exclude_flagged=exclude_flagged)
     answered = answered[answered["n"] > 0]
     rows = []
@@ -404,8 +404,8 @@ def year_correlation(
         elif group["accuracy"].nunique() < 2 or group["year"].nunique() < 2:
             note = "accuracy or year is the same for every book"
         else:
-            result = spearmanr(group["year"].astype(float), group["accuracy"].astype(float))
-            rho, p = float(result.statistic), float(result.pvalue)
+            result = spearman(group["year"].astype(float), group["accuracy"].astype(float), resamples=0)
+            rho, p = result.rho, result.p_value
         if without_year:
             note = "; ".join(filter(None, [note, f"{without_year} book(s) without a year left out"]))
         rows.append({"model": model, "kind": kind, "test": "Spearman rank correlation", "books": len(group),

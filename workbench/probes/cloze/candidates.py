@@ -62,6 +62,23 @@ class Candidate:
         return text[self.start_char : self.name_start] + MASK + text[self.name_end : self.end_char]
 
 
+@dataclass
+class BookSample:
+    """What extraction found in one text: its sample of candidates (``extract``), as stored (``passages``)."""
+
+    candidates: int
+    passages: list[Candidate]
+    #: each sampled passage as stored: the window with ``[MASK]`` in place of the name
+    texts: list[str]
+    blocks: int
+    blocks_read: int
+    per_book: int
+
+    @property
+    def flagged(self) -> bool:
+        return len(self.passages) < self.per_book
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One PERSON mention and what became of it: ``reason`` is None when it made a ``candidate``."""

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 import pandas as pd
 
 from workbench.errors import CancelledError, UserError
-from workbench.probes.cloze.candidates import Candidate, find_candidates
+from workbench.probes.cloze.candidates import BookSample, Candidate, find_candidates
 from workbench.probes.cloze.rules import ExtractionSettings, project_settings
 from workbench.progress import TaskState
 
@@ -49,23 +49,6 @@ if TYPE_CHECKING:
 PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 PIPE_BATCH = 16
 FAST_PIPE_BATCH = 4
-
-
-@dataclass
-class BookSample:
-    """What extraction found in one text."""
-
-    candidates: int
-    passages: list[Candidate]
-    #: each sampled passage as stored: the window with ``[MASK]`` in place of the name
-    texts: list[str]
-    blocks: int
-    blocks_read: int
-    per_book: int
-
-    @property
-    def flagged(self) -> bool:
-        return len(self.passages) < self.per_book
 
 
 def paragraphs(text: str) -> list[tuple[int, int]]:

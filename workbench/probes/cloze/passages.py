@@ -18,7 +18,7 @@ from workbench.probes.cloze import RUN_KINDS
 from workbench.project import now
 
 if TYPE_CHECKING:
-    from workbench.probes.cloze.extract import BookSample
+    from workbench.probes.cloze.candidates import BookSample
     from workbench.probes.cloze.rules import ExtractionSettings
     from workbench.project import Project
 

@@ -23,14 +23,15 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, bootstrap_interval
 from workbench.errors import UserError
 from workbench.jobs import JobReport
 from workbench.nlp import pipeline_id
 from workbench.probes.rep.books import select_books
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.run import SamplingSettings, choose_sets, continue_run, find_or_create_run, run_config
-from workbench.project import now
 from workbench.progress import TaskState
+from workbench.project import now
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -189,22 +190,17 @@ def overlap_per_response(project: "Project", *, tag: str | None = None, book_set
     return frame[PER_RESPONSE_COLUMNS]
 
 
-BOOTSTRAP_RESAMPLES = 2000
-
-
 def _mean_with_ci(values: pd.Series) -> tuple[float, float, float]:
-    """Mean with a 95% percentile bootstrap interval (seeded, so the same data give the same interval);
-    unlike a t interval it stays within 0-100 %."""
-    from scipy.stats import bootstrap
-
+    """Mean with a 95% percentile bootstrap interval (``BOOTSTRAP_RESAMPLES`` draws, seed 0, so the same
+    data give the same interval); unlike a t interval it stays within 0-100 %. No interval for fewer than
+    two values or values all alike."""
     values = values.dropna().to_numpy(dtype=float)
     if len(values) == 0:
         return np.nan, np.nan, np.nan
     if len(values) < 2 or np.all(values == values[0]):
         return float(values.mean()), np.nan, np.nan
-    result = bootstrap((values,), np.mean, n_resamples=BOOTSTRAP_RESAMPLES, confidence_level=0.95,
-                       method="percentile", random_state=np.random.default_rng(0))
-    return float(values.mean()), float(result.confidence_interval.low), float(result.confidence_interval.high)
+    low, high = bootstrap_interval(values, np.mean, resamples=BOOTSTRAP_RESAMPLES, seed=0)
+    return float(values.mean()), low, high
 
 
 SUMMARY_COLUMNS = ["model", "decade", "stage", "prompt", "responses", "with_entities", "overlap_pct", "ci_low_pct",

@@ -7,7 +7,8 @@ unjudged and failed judge calls are carried beside as columns, so what was left 
 visible. Only each model's newest run of a demographic counts (``runs`` names it): runs with other
 settings are never pooled.
 
-- Shares: ``count / n`` with a 95% Wilson interval (statsmodels ``proportion_confint``).
+- Shares: ``count / n`` with a 95% Wilson interval (statsmodels ``proportion_confint``, through
+  ``workbench.analysis.intervals.wilson_interval``).
 - Across decades, for each role (models of the same decade pooled):
   chi-square test of independence on the decade x category table of labelled completions
   (``scipy.stats.chi2_contingency``; flagged when an expected count is below 5), and for each
@@ -34,9 +35,17 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.analysis.intervals import wilson_interval
 from workbench.errors import UserError
 from workbench.probes.rep.classify import (
-    COUNTED, FAILED, JUDGE_FAILED, LABELLED, LEXICAL, UNJUDGED, UNPARSED_OUTCOME, classified_responses,
+    COUNTED,
+    FAILED,
+    JUDGE_FAILED,
+    LABELLED,
+    LEXICAL,
+    UNJUDGED,
+    UNPARSED_OUTCOME,
+    classified_responses,
 )
 from workbench.probes.rep.setfile import UNCLEAR
 from workbench.probes.rep.sets import load_set
@@ -93,20 +102,6 @@ def rep_counts(project: "Project", classifier: str = LEXICAL, *, models: Sequenc
 
 
 # ---------------------------------------------------------------------------------------------- shares
-def wilson_interval(count, n, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval for count/n (NaN where n is 0)."""
-    count = np.asarray(count, dtype=float)
-    n = np.asarray(n, dtype=float)
-    safe_n = np.where(n > 0, n, 1.0)
-    from statsmodels.stats.proportion import proportion_confint  # imported when used: it takes a second to load
-
-    low, high = proportion_confint(count, safe_n, alpha=1 - confidence, method="wilson")
-    # exact at the edges (floating point leaves 1e-17 where the bound is 0)
-    low = np.where(n > 0, np.where(count == 0, 0.0, low), np.nan)
-    high = np.where(n > 0, np.where(count == n, 1.0, high), np.nan)
-    return low, high
-
-
 def with_shares(counts: pd.DataFrame, confidence: float = CONFIDENCE) -> pd.DataFrame:
     """The counts table plus share, ci_low, ci_high and a small-sample flag."""
     frame = counts.copy()

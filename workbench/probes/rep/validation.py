@@ -5,7 +5,7 @@ demographic and makes one annotation task (kind ``label``, blinded) per demograp
 labels and a codebook written from the set. Annotators see the question and the sentence only;
 the model, decade and the judge's verdict stay out of their view (the judge's labels are not in
 the items at all). ``judge_agreement`` then compares each judge with the people: accuracy with a
-Wilson interval and Cohen's kappa (the annotation package's ``wilson`` and ``cohen``).
+Wilson interval (``workbench.analysis.intervals``) and Cohen's kappa (the annotation package's ``cohen``).
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
 
-from workbench.annotation.agreement import cohen, wilson
+from workbench.analysis.intervals import wilson_interval
+from workbench.annotation.agreement import cohen
+from workbench.annotation.items import list_items
 from workbench.annotation.labelling import consensus_labels, create_label_task, human_labels
 from workbench.annotation.tasks import list_tasks
-from workbench.annotation.items import list_items
 from workbench.errors import UserError
 from workbench.probes.rep.classify import LABELLED, classified_responses, judge_classifier
 from workbench.probes.rep.judge import judges
@@ -136,7 +137,7 @@ def _agreement_rows(pairs: pd.DataFrame, categories: list[str]) -> list[dict]:
     correct = int((pairs["human"] == pairs["judge"]).sum())
     unparsed = int((pairs["judge"] == UNPARSED).sum())
     note = f"{correct} of {n} agree" + (f"; {unparsed} judge answer(s) unparsed, counted as disagreeing" if unparsed else "")
-    low, high = wilson(correct, n)
+    low, high = wilson_interval(correct, n)
     kappa, ci, used, kappa_note = cohen(pairs["human"].reset_index(drop=True), pairs["judge"].reset_index(drop=True),
                                         categories)
     if pairs["judge"].nunique() == 1 and kappa is not None:
