@@ -48,12 +48,13 @@ from __future__ import annotations
 
 import random
 import re
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
+
+import tomllib
 
 from workbench.errors import UserError
 from workbench.progress import TaskState

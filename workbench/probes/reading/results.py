@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.analysis.intervals import bootstrap_interval, wilson_interval
 from workbench.probes.reading.asking import choice_correct, parse_choice, parse_reconstruction
 from workbench.probes.reading.questions import RECONSTRUCTION_KINDS, load_questions
 from workbench.probes.reading.run import ANSWER_RUN
@@ -41,27 +42,6 @@ BOOTSTRAP_DRAWS = 2_000
 CURVE_COLUMNS = ["variant", "bin_low", "bin_high", "questions", "correct", "accuracy", "ci_low", "ci_high",
                  "unparsed", "failed", "chance"]
 MIN_FOR_SLOPE = 10
-
-
-def _wilson(correct: int, n: int) -> tuple[float, float]:
-    # TODO: use the shared Wilson interval of workbench.analysis once it is on main (issue 10).
-    from statsmodels.stats.proportion import proportion_confint
-
-    if n <= 0:
-        return math.nan, math.nan
-    low, high = proportion_confint(correct, n, alpha=0.05, method="wilson")
-    return float(low), float(high)
-
-
-def _bootstrap_mean(values: np.ndarray, seed: int, draws: int) -> tuple[float, float]:
-    # TODO: use the shared seeded percentile bootstrap of workbench.analysis once it is on main (issue 10).
-    from scipy.stats import bootstrap
-
-    if len(values) < 2 or np.all(values == values[0]):
-        return (float(values[0]), float(values[0])) if len(values) else (math.nan, math.nan)
-    result = bootstrap((values,), np.mean, n_resamples=draws, confidence_level=0.95, method="percentile",
-                       random_state=np.random.default_rng(seed))
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 # ---------------------------------------------------------------------------------------------- answers
@@ -120,7 +100,7 @@ def _read_along(answers: pd.DataFrame) -> pd.DataFrame:
 def _tally(group: pd.DataFrame) -> dict[str, Any]:
     answered = group[group["status"] == "ok"]
     n, correct = len(answered), int(answered["correct"].sum())
-    low, high = _wilson(correct, n)
+    low, high = wilson_interval(correct, n)
     return {"questions": n, "correct": correct, "accuracy": correct / n if n else math.nan, "ci_low": low,
             "ci_high": high, "unparsed": int(answered["unparsed"].sum()), "failed": int((group["status"] != "ok").sum()),
             "chance": float((1 / group["choices"]).mean())}
@@ -218,6 +198,12 @@ def rouge_f1(references: Sequence[str], texts: Sequence[str]) -> dict[str, np.nd
     return scores
 
 
+def _mean_and_interval(name: str, values: np.ndarray, seed: int, draws: int) -> dict[str, float]:
+    """``{name}_mean`` (just ``gain`` for the gain), ``{name}_low``, ``{name}_high``: the mean and its interval."""
+    low, high = bootstrap_interval(values, seed=seed, resamples=draws)
+    return {name if name == "gain" else f"{name}_mean": float(values.mean()), f"{name}_low": low, f"{name}_high": high}
+
+
 def reconstruction_scores(project: "Project", model: str, *, seed: int = 0, draws: int = BOOTSTRAP_DRAWS,
                           answers: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per variant, kind (with or without the passage) and ROUGE measure: the model's mean score and the
@@ -236,14 +222,11 @@ def reconstruction_scores(project: "Project", model: str, *, seed: int = 0, draw
         ours = rouge_f1(done["reference"].tolist(), done["reconstruction"].tolist())
         baseline = rouge_f1(done["reference"].tolist(), done["false_summary"].tolist())
         for measure in ROUGE_MEASURES:
-            gain = ours[measure] - baseline[measure]
             rows.append({
                 "variant": variant, "kind": kind, "measure": measure, "answers": len(done),
                 "unparsed": int(done["unparsed"].sum()), "failed": int((group["status"] != "ok").sum()),
-                "model_mean": float(ours[measure].mean()),
-                **dict(zip(("model_low", "model_high"), _bootstrap_mean(ours[measure], seed, draws))),
-                "baseline_mean": float(baseline[measure].mean()),
-                **dict(zip(("baseline_low", "baseline_high"), _bootstrap_mean(baseline[measure], seed, draws))),
-                "gain": float(gain.mean()), **dict(zip(("gain_low", "gain_high"), _bootstrap_mean(gain, seed, draws))),
+                **_mean_and_interval("model", ours[measure], seed, draws),
+                **_mean_and_interval("baseline", baseline[measure], seed, draws),
+                **_mean_and_interval("gain", ours[measure] - baseline[measure], seed, draws),
             })
     return pd.DataFrame(rows, columns=columns)

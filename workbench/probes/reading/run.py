@@ -31,8 +31,8 @@ from workbench.probes.reading.asking import (
     passage_of,
     reconstruct_prompt,
 )
-from workbench.probes.reading.run_lookup import find_or_create_run
 from workbench.probes.reading.questions import QuestionSet, get_question_set, latest_question_sets, load_questions
+from workbench.probes.reading.run_lookup import find_or_create_run
 from workbench.probes.templates import get_template, template_by_id
 from workbench.progress import TaskState
 

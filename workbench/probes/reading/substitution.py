@@ -28,13 +28,13 @@ from workbench.probes.reading.names import (
     NER_COMPONENTS,
     WORD,
     NameWord,
-    mid_sentence,
     choose_replacements,
     find_names,
+    mid_sentence,
     name_lists,
 )
-from workbench.project import now
 from workbench.progress import TaskState
+from workbench.project import now
 
 if TYPE_CHECKING:
     from workbench.project import Project
