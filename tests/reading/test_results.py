@@ -7,10 +7,9 @@ import statsmodels.api as sm
 from rouge_score import rouge_scorer
 from statsmodels.stats.proportion import proportion_confint
 
-from workbench.jobs import Outcome, Unit, run_job
-from workbench.models.registry import external_model
+from tests.fixtures.reading_books import store_answers
 from workbench.probes.reading.asking import BookText, parse_choice, parse_reconstruction
-from workbench.probes.reading.questions import QuestionSettings, build_questions, load_questions
+from workbench.probes.reading.questions import QuestionSettings, build_questions
 from workbench.probes.reading.results import (
     CURVE_COLUMNS,
     accuracy_by_kind,
@@ -20,8 +19,6 @@ from workbench.probes.reading.results import (
     reconstruction_scores,
     retention_bins,
 )
-from workbench.probes.reading.run import ANSWER_RUN
-from workbench.probes.reading.run_lookup import find_or_create_run
 
 
 @pytest.mark.parametrize("raw, choices, expected", [
@@ -54,23 +51,6 @@ def test_retention_bins_have_inclusive_lower_and_exclusive_upper_edges():
     assert bins["bin_high"].tolist()[:3] == [1000, 1000, 5000] and math.isnan(bins["bin_high"].iloc[3])
 
 
-def _answer(project, question_set, label, reply):
-    """Store the replies ``reply(question)`` (text, or None for a failed request) as a run of ``label``."""
-    model_id = external_model(project, label)
-    config = {"question_set": question_set.id, "book_id": question_set.book_id, "variant": question_set.variant,
-              "context_words": None, "templates": {}}
-    run_id = find_or_create_run(project, ANSWER_RUN, model_id, None, {}, config)
-    questions = {q.id: q for q in load_questions(project, question_set.id)}
-
-    def process(units, state):
-        for unit in units:
-            text = reply(questions[unit.item_id])
-            yield unit, (Outcome.failure("server said no") if text is None else Outcome(raw=text))
-
-    run_job(project, run_id, [Unit(i) for i in questions], process)
-    return questions
-
-
 @pytest.fixture
 def answered(project, summarized_book):
     question_set = build_questions(project, summarized_book.book_id,
@@ -86,7 +66,7 @@ def answered(project, summarized_book):
         # right when the true scene is recent, else always the first option
         return str(q.correct_choice + 1) if (q.retention_words or 0) < 150 else "1"
 
-    return question_set, _answer(project, question_set, "judge", reply)
+    return question_set, store_answers(project, question_set, "judge", reply)
 
 
 def test_the_forgetting_curve_counts_answers_per_bin_with_wilson_intervals(project, answered):

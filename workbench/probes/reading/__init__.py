@@ -17,6 +17,7 @@ Modules, in the order of the work:
 - ``results``       forgetting curves with Wilson intervals, the logistic slope, ROUGE reconstruction scores;
 - ``exchange``      question sets as JSON Lines, out and in;
 - ``charts``        figures and tables in the export registry;
+- ``methods``       the probe's part of the methods text;
 - ``commands``      ``palimpsest reading ...``.
 """
 
@@ -27,4 +28,5 @@ PART = Part(
     commands=("workbench.probes.reading.commands",),
     exports=("workbench.probes.reading.charts",),
     resumers=("workbench.probes.reading.summaries", "workbench.probes.reading.run"),
+    methods=("workbench.probes.reading.methods",),
 )
