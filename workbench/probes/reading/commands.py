@@ -8,6 +8,13 @@ from pathlib import Path
 from workbench.cli.common import add_format_argument, add_project_argument, confirm, opened, print_frame, progress_state
 from workbench.errors import UserError
 
+#: ``palimpsest reading NAME``: (help, the function of ``results`` that makes the table)
+RESULT_TABLES = {
+    "slope": ("logistic regression of right answers on log retention demand", "forgetting_slope"),
+    "accuracy": ("accuracy per kind of question, 'None of the above' apart", "accuracy_by_kind"),
+    "reconstruction": ("ROUGE of corrected summaries against the false-summary baseline", "reconstruction_scores"),
+}
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     reading = subparsers.add_parser(
@@ -83,23 +90,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_argument(p)
     p.set_defaults(handler=cmd_curve)
 
-    p = commands.add_parser("slope", help="logistic regression of right answers on log retention demand")
-    add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
-    add_format_argument(p)
-    p.set_defaults(handler=cmd_slope)
-
-    p = commands.add_parser("accuracy", help="accuracy per kind of question, 'None of the above' apart")
-    add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
-    add_format_argument(p)
-    p.set_defaults(handler=cmd_accuracy)
-
-    p = commands.add_parser("reconstruction", help="ROUGE of corrected summaries against the false-summary baseline")
-    add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
-    add_format_argument(p)
-    p.set_defaults(handler=cmd_reconstruction)
+    for name, (helptext, _) in RESULT_TABLES.items():
+        p = commands.add_parser(name, help=helptext)
+        add_project_argument(p)
+        p.add_argument("--model", required=True, metavar="LABEL")
+        add_format_argument(p)
+        p.set_defaults(handler=cmd_result_table)
 
     p = commands.add_parser("export", help="write a book's questions as JSON Lines")
     add_project_argument(p)
@@ -230,27 +226,12 @@ def cmd_curve(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_slope(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.results import forgetting_slope
+def cmd_result_table(args: argparse.Namespace) -> int:
+    from workbench.probes.reading import results
 
     with opened(args.project) as project:
-        print_frame(forgetting_slope(project, args.model), args.format)
-    return 0
-
-
-def cmd_accuracy(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.results import accuracy_by_kind
-
-    with opened(args.project) as project:
-        print_frame(accuracy_by_kind(project, args.model), args.format)
-    return 0
-
-
-def cmd_reconstruction(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.results import reconstruction_scores
-
-    with opened(args.project) as project:
-        print_frame(reconstruction_scores(project, args.model), args.format)
+        frame = getattr(results, RESULT_TABLES[args.reading_command][1])(project, args.model)
+    print_frame(frame, args.format)
     return 0
 
 
