@@ -18,6 +18,7 @@ os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
 pytest_plugins = [
     "tests.fixtures.projects",
     "tests.fixtures.dialogs",
+    "tests.fixtures.pages",
     "tests.fixtures.books",
     "tests.fixtures.tiny_models",
     "tests.fixtures.servers",

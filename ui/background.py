@@ -5,6 +5,11 @@
 cancel. Everything reaches the page through queued signals, so callbacks run on the main thread and
 worker code never touches a widget. The window joins all operations on close.
 
+A widget whose work replaces its own earlier work (a recount, a reload, a run with a progress row) owns
+an ``OperationSlot`` (``ops.slot(widget)``): starting there cancels and ignores the operation it replaces,
+and the slot keeps the widget's busy state and drives its progress row. ``run`` stays for work the user
+starts and that nothing replaces (an export, an import).
+
 Worker threads get their own SQLite connection from the ``Project`` (one per thread) and release it
 when the operation ends.
 """
@@ -13,10 +18,13 @@ from __future__ import annotations
 
 import logging
 import traceback
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtWidgets import QWidget
 
+from ui import dialogs
 from workbench.errors import CancelledError, UserError
 from workbench.progress import Progress, TaskState
 
@@ -26,29 +34,33 @@ log = logging.getLogger(__name__)
 class Operation(QObject):
     """One piece of background work. Lives on the main thread; its signals are delivered there."""
 
-    progressed = Signal(object)  # Progress
+    progressed = Signal(object)  # Progress (sent on from the main thread: see ``_remember``)
     partial = Signal(object)  # whatever the work hands over
     succeeded = Signal(object)  # the work's return value
     failed = Signal(str, str)  # plain message, technical details
     cancelled = Signal(str)
     ended = Signal()
+    _reported = Signal(object)  # Progress, from the worker
 
     def __init__(self, label: str, parent: QObject | None = None, background_read: bool = False):
         super().__init__(parent)
         self.label = label
         # A read that only fills a view: dropped without asking when the project closes.
         self.background_read = background_read
-        self.state = TaskState(on_progress=self.progressed.emit, on_partial=self.partial.emit)
+        self.state = TaskState(on_progress=self._reported.emit, on_partial=self.partial.emit)
         self.running = True
         self.last_progress: Progress | None = None
-        self.progressed.connect(self._remember)
+        self._reported.connect(self._remember)
         self.ended.connect(self._mark_ended)
 
     def cancel(self) -> None:
         self.state.cancel()
 
     def _remember(self, progress: Progress) -> None:
+        # A report queued by the worker reaches only the receivers connected when it was sent; sent on from
+        # here, it also reaches a view that started watching meanwhile (a row of the Jobs page).
         self.last_progress = progress
+        self.progressed.emit(progress)
 
     def _mark_ended(self) -> None:
         self.running = False
@@ -121,25 +133,24 @@ class BackgroundOps(QObject):
         background_read: bool = False,
     ) -> Operation:
         """Start ``fn(state)`` on a worker. ``background_read=True`` marks work that only fills a view
-        (nothing the user would miss if it stopped), so closing the project does not ask about it."""
+        (nothing the user would miss if it stopped), so closing the project does not ask about it.
+
+        Callbacks are bound methods (never lambdas holding a widget: the operation would keep it alive);
+        ``fn`` may be a lambda over plain data, but not over a widget (it is freed on the worker)."""
         op = Operation(label, self, background_read)
-        if on_done:
-            op.succeeded.connect(on_done)
-        if on_error:
-            op.failed.connect(on_error)
-        if on_progress:
-            op.progressed.connect(on_progress)
-        if on_partial:
-            op.partial.connect(on_partial)
-        if on_cancelled:
-            op.cancelled.connect(on_cancelled)
-        if on_end:
-            op.ended.connect(on_end)
+        for signal, callback in ((op.succeeded, on_done), (op.failed, on_error), (op.progressed, on_progress),
+                                 (op.partial, on_partial), (op.cancelled, on_cancelled), (op.ended, on_end)):
+            if callback is not None:
+                signal.connect(callback)
         op.ended.connect(self._on_ended)
         self.operations.append(op)
         self.pool.start(_Worker(op, fn, project))
         self.changed.emit()
         return op
+
+    def slot(self, owner: QObject) -> "OperationSlot":
+        """The slot for ``owner``'s one operation at a time (see ``OperationSlot``)."""
+        return OperationSlot(self, owner)
 
     def _on_ended(self) -> None:
         op = self.sender()
@@ -165,3 +176,149 @@ class BackgroundOps(QObject):
         """Cancel everything and wait for the workers to stop. True if they all did."""
         self.cancel_all()
         return self.pool.waitForDone(timeout_ms)
+
+
+@dataclass
+class _Callbacks:
+    """What the owner of a slot wants to hear of its current operation."""
+
+    on_done: Callable[[Any], None] | None = None
+    on_error: Callable[[str, str], None] | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    on_partial: Callable[[Any], None] | None = None
+    on_cancelled: Callable[[str], None] | None = None
+    on_end: Callable[[], None] | None = None
+
+
+@dataclass
+class _Request:
+    """An operation a slot is asked to run."""
+
+    fn: Callable[[TaskState], Any]
+    label: str
+    project: Any
+    background_read: bool
+    callbacks: _Callbacks
+
+
+class OperationSlot(QObject):
+    """The one background operation of a widget: starting another one replaces it.
+
+    What Orange's ``ConcurrentWidgetMixin.start`` does, as an object the widget owns (``ops.slot(widget)``):
+
+    - ``start`` cancels the operation it replaces and ignores that operation from then on: none of its
+      callbacks reach the widget, so a stale computation is never shown;
+    - ``queue`` starts once the current operation has ended instead (only the newest queued one is kept):
+      for reloads asked for faster than they finish, where each finished one is still worth showing;
+    - ``busy`` and ``busy_changed`` follow the current operation; ``started`` and ``progressed`` drive one
+      ``ProgressRow`` (``ProgressRow(slot)``);
+    - the slot is a child of its owner: once the owner is deleted, nothing more reaches it.
+
+    Callbacks run on the GUI thread; pass bound methods. The slot keeps them only while their operation
+    is the current one. Errors go to ``on_error``, or to a message box over the owner when there is none.
+    """
+
+    started = Signal(object)  # the Operation that is now the current one
+    progressed = Signal(object)  # Progress of the current operation
+    busy_changed = Signal(bool)
+
+    def __init__(self, ops: BackgroundOps, owner: QObject):
+        super().__init__(owner)
+        self.ops = ops
+        self.operation: Operation | None = None
+        self._callbacks = _Callbacks()
+        self._queued: _Request | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.operation is not None
+
+    def start(self, fn: Callable[[TaskState], Any], *, label: str = "", project: Any = None,
+              background_read: bool = False, **callbacks: Callable[..., None]) -> Operation:
+        """Run ``fn(state)`` on a worker in place of the current operation. ``callbacks`` are those of
+        ``BackgroundOps.run``: ``on_done``, ``on_error``, ``on_progress``, ``on_partial``, ``on_cancelled``,
+        ``on_end``."""
+        replaced = self.operation
+        request = _Request(fn, label, project, background_read, _Callbacks(**callbacks))
+        if replaced is not None:
+            replaced.cancel()
+        self._queued = None
+        self._run(request)
+        if replaced is None:
+            self.busy_changed.emit(True)
+        return self.operation
+
+    def queue(self, fn: Callable[[TaskState], Any], *, label: str = "", project: Any = None,
+              background_read: bool = False, **callbacks: Callable[..., None]) -> Operation | None:
+        """``start`` once the current operation has ended (at once when none runs); a later ``queue`` takes
+        this one's place while it waits. Returns the operation if it started now."""
+        if self.operation is None:
+            return self.start(fn, label=label, project=project, background_read=background_read, **callbacks)
+        self._queued = _Request(fn, label, project, background_read, _Callbacks(**callbacks))
+        return None
+
+    def cancel(self) -> None:
+        """Ask the current operation to stop (as a Cancel button does); what it reports still arrives."""
+        if self.operation is not None:
+            self.operation.cancel()
+
+    def drop(self) -> None:
+        """Cancel the current operation and ignore everything it still reports; forget a queued one."""
+        self._queued = None
+        if self.operation is None:
+            return
+        self.operation.cancel()
+        self.operation, self._callbacks = None, _Callbacks()
+        self.busy_changed.emit(False)
+
+    def _run(self, request: _Request) -> None:
+        self._callbacks = request.callbacks
+        self.operation = self.ops.run(
+            request.fn, label=request.label, project=request.project, background_read=request.background_read,
+            on_done=self._succeeded, on_error=self._failed, on_progress=self._progressed, on_partial=self._partial,
+            on_cancelled=self._cancelled, on_end=self._ended)
+        self.started.emit(self.operation)
+
+    # -------------------------------------------------------------- what the current operation reports
+    def _current(self) -> bool:
+        return self.operation is not None and self.sender() is self.operation
+
+    def _succeeded(self, result: Any) -> None:
+        if self._current() and self._callbacks.on_done is not None:
+            self._callbacks.on_done(result)
+
+    def _failed(self, message: str, details: str) -> None:
+        if not self._current():
+            return
+        if self._callbacks.on_error is not None:
+            self._callbacks.on_error(message, details)
+        else:
+            owner = self.parent()
+            dialogs.show_error(owner if isinstance(owner, QWidget) else None, message, details)
+
+    def _progressed(self, progress: Progress) -> None:
+        if self._current():
+            self.progressed.emit(progress)
+            if self._callbacks.on_progress is not None:
+                self._callbacks.on_progress(progress)
+
+    def _partial(self, item: Any) -> None:
+        if self._current() and self._callbacks.on_partial is not None:
+            self._callbacks.on_partial(item)
+
+    def _cancelled(self, message: str) -> None:
+        if self._current() and self._callbacks.on_cancelled is not None:
+            self._callbacks.on_cancelled(message)
+
+    def _ended(self) -> None:
+        if not self._current():
+            return
+        on_end = self._callbacks.on_end
+        if self._queued is not None:
+            request, self._queued = self._queued, None
+            self._run(request)  # still busy: nothing to announce
+        else:
+            self.operation, self._callbacks = None, _Callbacks()
+            self.busy_changed.emit(False)
+        if on_end is not None:
+            on_end()

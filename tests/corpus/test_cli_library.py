@@ -87,3 +87,26 @@ def test_tag_and_book_commands(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Chapters detected:  4" in out and "Tags:               genre=gothic" in out
     assert main(["tag", str(project), "9", "a=b"]) == 1
+
+
+def test_a_metadata_table_with_a_utf8_bom_and_invalid_bytes_is_one_sentence_and_imports_nothing(tmp_path):
+    project = make_project(tmp_path)
+    (tmp_path / "a.txt").write_text(novel_text(106))
+    (tmp_path / "m.csv").write_bytes(b"\xef\xbb\xbffile,title\na.txt,Caf\xe9 Stories\n")
+    result = run_cli("import", project, tmp_path / "a.txt", "--metadata", tmp_path / "m.csv")
+    assert result.returncode == 1
+    assert result.stderr.startswith("palimpsest: m.csv starts with a UTF-8 byte-order mark but is not all UTF-8")
+    assert "line 2" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert run_cli("books", project).stdout.strip() == "(nothing yet)"
+
+
+def test_import_takes_its_options_before_its_paths(tmp_path, capsys):
+    project = make_project(tmp_path)
+    (tmp_path / "a.txt").write_text(novel_text(107))
+    (tmp_path / "b.txt").write_text(novel_text(108))
+    meta = tmp_path / "m.csv"
+    meta.write_text("file,title\na.txt,The First\nb.txt,The Second\n")
+    assert main(["import", str(project), "--metadata", str(meta), str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]) == 0
+    assert "Added 2 books." in capsys.readouterr().out
+    assert main(["books", str(project), "--format", "csv"]) == 0
+    assert [row["title"] for row in csv.DictReader(io.StringIO(capsys.readouterr().out))] == ["The First", "The Second"]

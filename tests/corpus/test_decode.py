@@ -5,7 +5,7 @@ import random
 import pytest
 
 from tests.fixtures.books import LATIN1_SENTENCE, SAMPLE_SENTENCE
-from workbench.corpus.decode import decode_text, detect_encoding
+from workbench.corpus.decode import decode_text, detect_encoding, remove_nul_characters
 from workbench.errors import UserError
 
 
@@ -43,3 +43,29 @@ def test_random_bytes_are_refused_naming_the_file():
     with pytest.raises(UserError) as info:
         decode_text(data, "scan.bin")
     assert "scan.bin" in str(info.value) and "not look like a text file" in str(info.value)
+
+
+BOM_THEN_BAD_BYTES = b"\xef\xbb\xbfThe first line is fine.\nThe second has a stray \xff\xfe byte pair.\n"
+
+
+def test_a_utf8_bom_followed_by_invalid_bytes_is_refused_naming_the_file_and_line():
+    with pytest.raises(UserError) as info:
+        decode_text(BOM_THEN_BAD_BYTES, "mixed.txt")
+    message = str(info.value)
+    assert message.startswith("mixed.txt starts with a UTF-8 byte-order mark but is not all UTF-8")
+    assert "line 2" in message and "save it again as UTF-8" in message
+
+
+def test_a_utf16_bom_with_a_missing_last_byte_is_refused_plainly():
+    with pytest.raises(UserError, match="cut.txt starts with a UTF-16 byte-order mark but is not all UTF-16"):
+        decode_text("Line one\n".encode("utf-16")[:-1], "cut.txt")
+
+
+def test_nul_characters_are_removed_and_counted():
+    text, note = remove_nul_characters("Eli\x00za wrote.\n\x00\x00", "padded.txt")
+    assert text == "Eliza wrote.\n"
+    assert note.startswith("padded.txt had 3 NUL characters")
+
+
+def test_text_without_nul_characters_has_no_note():
+    assert remove_nul_characters("Eliza wrote.\n", "clean.txt") == ("Eliza wrote.\n", None)

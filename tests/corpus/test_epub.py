@@ -1,5 +1,7 @@
 """EPUB: reading order, clean paragraphs, metadata; DRM and damaged files refused with the file's name."""
 
+import struct
+import tracemalloc
 import zipfile
 
 import pytest
@@ -61,3 +63,87 @@ def test_a_damaged_epub_is_refused_naming_the_file(tmp_path):
     with pytest.raises(UserError) as info:
         read_epub(broken)
     assert "broken.epub could not be read as an EPUB" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------- hostile EPUBs
+def _add_entries(path, entries: dict[str, int]):
+    """Add files of the given unpacked sizes (spaces: they compress to almost nothing) to an EPUB, in
+    place of the files of the same names."""
+    with zipfile.ZipFile(path) as archive:
+        kept = [(info, archive.read(info)) for info in archive.infolist() if info.filename not in entries]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for info, data in kept:
+            archive.writestr(info, data)
+        for name, size in entries.items():
+            with archive.open(name, "w", force_zip64=size >= 1 << 32) as out:
+                chunk = b" " * (1 << 20)
+                for start in range(0, size, len(chunk)):
+                    out.write(chunk[: size - start])
+    return path
+
+
+@pytest.mark.timeout(60)  # the quadratic extraction took about eight minutes on this chapter
+def test_an_epub_chapter_of_sixty_thousand_paragraphs_is_read_whole_in_linear_time(tmp_path):
+    count = 60_000
+    paragraphs = "".join(f"<p>Paragraph {i} of the <i>long</i> chapter.</p>" for i in range(count))
+    book = read_epub(build_epub(tmp_path / "long.epub", EpubSpec(chapters=[("The Long Chapter", paragraphs)])))
+    lines = book.text.rstrip("\n").split("\n\n")
+    assert lines[0] == "The Long Chapter"
+    assert lines[1:] == [f"Paragraph {i} of the long chapter." for i in range(count)]
+
+
+def test_an_epub_that_unpacks_to_more_than_100_mb_is_refused_before_it_is_unpacked(tmp_path):
+    path = _add_entries(build_epub(tmp_path / "bomb.epub"), {"EPUB/filler.xhtml": 101 * 1024 * 1024})
+    assert path.stat().st_size < 1024 * 1024  # a small file that unpacks to a hundred times its size
+    with pytest.raises(UserError) as info:
+        read_epub(path)
+    message = str(info.value)
+    assert "bomb.epub" in message and "101 MB" in message and "100 MB" in message
+
+
+def _understate_size(path, name: str, size: int):
+    """Rewrite the archive's record of ``name`` to claim it unpacks to ``size`` bytes (both copies of it:
+    the local header before the data, and the central directory at the end)."""
+    data = bytearray(path.read_bytes())
+    end = data.rindex(b"PK\x05\x06")  # end of central directory record
+    offset = struct.unpack_from("<I", data, end + 16)[0]
+    while data[offset : offset + 4] == b"PK\x01\x02":
+        name_length, extra_length, comment_length = struct.unpack_from("<HHH", data, offset + 28)
+        if data[offset + 46 : offset + 46 + name_length] == name.encode():
+            struct.pack_into("<I", data, offset + 24, size)
+            local = struct.unpack_from("<I", data, offset + 42)[0]
+            struct.pack_into("<I", data, local + 22, size)
+            path.write_bytes(bytes(data))
+            return path
+        offset += 46 + name_length + extra_length + comment_length
+    raise AssertionError(f"{name} is not in {path}")
+
+
+def test_an_epub_that_understates_its_unpacked_size_is_refused_without_unpacking_it_into_memory(tmp_path):
+    path = _add_entries(build_epub(tmp_path / "liar.epub"), {"EPUB/chap_1.xhtml": 300 * 1024 * 1024})
+    _understate_size(path, "EPUB/chap_1.xhtml", 1000)  # a chapter, so that ebooklib reads it
+    tracemalloc.start()
+    try:
+        with pytest.raises(UserError) as info:
+            read_epub(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "liar.epub could not be read as an EPUB" in str(info.value)
+    assert peak < 20 * 1024 * 1024  # not the 300 MB it really holds
+
+
+def test_an_epub_of_more_than_ten_thousand_files_is_refused(tmp_path):
+    path = build_epub(tmp_path / "crowded.epub")
+    with zipfile.ZipFile(path, "a") as archive:
+        for i in range(10_001):
+            archive.writestr(f"EPUB/images/{i}.png", b"")
+    with pytest.raises(UserError) as info:
+        read_epub(path)
+    message = str(info.value)
+    assert "crowded.epub" in message and "10,0" in message and "10,000 files" in message
+
+
+def test_an_epub_within_the_limits_keeps_its_large_pictures(tmp_path):
+    path = _add_entries(build_epub(tmp_path / "illustrated.epub"), {"EPUB/images/plate.png": 20 * 1024 * 1024})
+    assert read_epub(path).text.startswith("Chapter One")

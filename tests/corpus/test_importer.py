@@ -132,3 +132,23 @@ def test_an_unreadable_file_is_reported(project, tmp_path):
     locked.chmod(0)
     report = import_paths(project, [locked])
     assert "private.txt could not be read" in report.failures[0].message
+
+
+def test_a_book_with_a_utf8_bom_and_invalid_bytes_fails_with_a_plain_message_and_the_others_import(project, tmp_path):
+    (tmp_path / "mixed.txt").write_bytes(b"\xef\xbb\xbf" + novel_text(90).encode() + b"A stray \xff byte.\n")
+    (tmp_path / "good.txt").write_text(novel_text(91))
+    report = import_paths(project, [tmp_path])
+    assert [b.source for b in report.added] == ["good.txt"]
+    [failure] = report.failures
+    assert failure.message.startswith("mixed.txt starts with a UTF-8 byte-order mark but is not all UTF-8")
+    assert "unexpected" not in failure.message
+
+
+def test_nul_characters_are_removed_from_a_book_with_a_note_in_the_report(project, tmp_path):
+    body = novel_text(92)
+    (tmp_path / "padded.txt").write_bytes(body.replace("saw", "saw\x00", 1).encode() + b"\x00")
+    report = import_paths(project, [tmp_path / "padded.txt"])
+    [book] = list_books(project)
+    assert "\x00" not in book_text(project, book.id) and book_text(project, book.id) == body
+    assert any(note.startswith("padded.txt had 2 NUL characters") for note in report.notes)
+    assert "padded.txt had 2 NUL characters" in report.summary()

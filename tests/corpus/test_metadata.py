@@ -94,3 +94,47 @@ def test_reimporting_with_a_table_updates_the_duplicates(project, tmp_path, two_
     assert len(report.duplicates) == 2 and not report.added
     lantern = next(b for b in list_books(project) if b.external_id == "4242")
     assert report.updated == [lantern.id] and lantern.tags == {"category": "obscure"}
+
+
+UNCLOSED_TO_THE_END = (
+    "file,title,author,year\n"
+    "pg4242.txt,The Lantern Road,A. Merriweather,1851\n"
+    'the-orchard.txt,"The Orchard,H. Vale,1899\n'
+    "third.txt,The Third Book,C. Nobody,1900\n"
+)
+UNCLOSED_UNTIL_A_LATER_QUOTE = (
+    "file,title,author,year\n"
+    'the-orchard.txt,"The Orchard,H. Vale,1899\n'
+    "third.txt,The Third Book,C. Nobody,1900\n"
+    'fourth.txt,"Fourth, Revised",D. Nobody,1901\n'
+)
+
+
+@pytest.mark.parametrize("text", [UNCLOSED_TO_THE_END, UNCLOSED_UNTIL_A_LATER_QUOTE], ids=["to-the-end", "until-a-later-quote"])
+def test_an_unclosed_quote_is_refused_naming_its_line_and_imports_nothing(project, tmp_path, two_books, text):
+    csv = write_csv(tmp_path, text, name="titles.csv")
+    line = 3 if text is UNCLOSED_TO_THE_END else 2
+    with pytest.raises(UserError) as info:
+        import_paths(project, [two_books], metadata_csv=csv)
+    message = str(info.value)
+    assert message.startswith(f"titles.csv line {line}: a quotation mark opens a cell that is not closed on that line")
+    assert "so everything up to line 4 would be read into that one cell" in message
+    assert list_books(project) == []
+
+
+def test_an_unclosed_quote_on_the_last_line_is_refused(tmp_path):
+    csv = write_csv(tmp_path, 'file,title,author\na.txt,"Unfinished,B. Writer\n', name="last.csv")
+    with pytest.raises(UserError, match="last.csv line 2: a quotation mark opens a cell"):
+        read_metadata_csv(csv)
+
+
+def test_quoted_commas_and_doubled_quotes_stay_inside_their_cell(tmp_path):
+    csv = write_csv(tmp_path, 'file,title,author\na.txt,"Ships, Sails and ""Wind""",B. Writer\nb.txt,Plain,C\n')
+    table = read_metadata_csv(csv)
+    assert table.match(source_name="a.txt").values["title"] == 'Ships, Sails and "Wind"'
+    assert [row.line for row in table.rows] == [2, 3]
+
+
+def test_a_quoted_cell_after_a_comma_and_a_space_stays_whole(tmp_path):
+    csv = write_csv(tmp_path, 'file, title, author\na.txt, "Ships, Sails", B. Writer\nb.txt, "Plain", C\n')
+    assert read_metadata_csv(csv).match(source_name="a.txt").values["title"] == "Ships, Sails"

@@ -1,5 +1,7 @@
 """Text statistics for the book view: words, sentences and chapter headings detected."""
 
+import pytest
+
 from tests.fixtures.books import novel_text
 from workbench.corpus.stats import count_sentences, count_words, detect_chapters, text_statistics
 
@@ -41,3 +43,22 @@ def test_statistics_of_a_generated_novel():
     stats = text_statistics(novel_text(90, chapters=5, paragraphs=3))
     assert stats.chapters == 5 and stats.paragraphs == 20
     assert stats.words > 300 and 15 * 3 <= stats.sentences <= 15 * 6
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)  # the quadratic version needed more than eight minutes for these chapters
+def test_a_book_of_a_hundred_thousand_short_chapters_has_every_chapter_found_in_linear_time():
+    count = 100_000
+    body = " ".join(["It rained."] * 16)  # 32 words: just over the least a chapter has
+    text = "".join(f"CHAPTER {n}\n\n{body}\n\n" for n in range(1, count + 1))
+    headings = detect_chapters(text)
+    assert len(headings) == count and headings[-1] == f"CHAPTER {count}"
+
+
+@pytest.mark.timeout(60)  # the quadratic version needed about ten minutes for these runs of characters
+def test_sentences_around_two_hundred_thousand_letter_runs_are_counted_in_linear_time():
+    run = 200_000
+    text = f"It began. A{'a' * run} ended. {'.' * run} Then {'_' * run} more!{')' * run} Last one."
+    # began. | the row of dots before 'Then' | more!) before 'Last' | the last sentence
+    assert count_sentences(text) == 4
+    assert text_statistics(text).words == 8

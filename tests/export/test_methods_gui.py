@@ -7,19 +7,10 @@ import json
 import pytest
 
 from tests.fixtures.rep_data import external_model, store_run
-from ui.background import BackgroundOps
 from ui.jobs.page import JobsPage
 from workbench.models.base import GenerationParams
 from workbench.probes.rep.run import run_config
 from workbench.probes.rep.sets import get_set
-
-
-@pytest.fixture
-def messages(monkeypatch):
-    seen = []
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(("error", message)))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen.append(("info", message)))
-    return seen
 
 
 @pytest.fixture
@@ -34,15 +25,8 @@ def two_runs(project):
 
 
 @pytest.fixture
-def page(qtbot, project, messages):
-    ops = BackgroundOps()
-    page = JobsPage(ops)
-    qtbot.addWidget(page)
-    page.set_project(project)
-    page.resize(1200, 700)
-    page.show()
-    yield page
-    ops.join()
+def page(shown_page, project, messages):
+    return shown_page(JobsPage, project, size=(1200, 700))
 
 
 def test_the_button_offers_the_selected_run_or_all_runs(page, project, two_runs):
@@ -65,8 +49,8 @@ def test_methods_text_of_the_selected_run_and_of_all_runs(qtbot, page, project, 
     qtbot.waitUntil(lambda: not page.ops.busy, timeout=30_000)
     one = (tmp_path / "one.md").read_text(encoding="utf-8")
     assert f"### Run {two_runs[1]}: m1990s" in one and f"### Run {two_runs[0]}:" not in one
-    assert messages == [("info", f"Wrote the methods text to {tmp_path / 'one.md'}, and its JSON record to one.json "
-                                 "beside it.")]
+    assert messages["errors"] == [] and messages["infos"] == [
+        f"Wrote the methods text to {tmp_path / 'one.md'}, and its JSON record to one.json beside it."]
     assert [r["id"] for r in json.loads((tmp_path / "one.json").read_text(encoding="utf-8"))["runs"]] == [two_runs[1]]
 
     page.export_methods(str(tmp_path / "all.md"))
@@ -76,4 +60,4 @@ def test_methods_text_of_the_selected_run_and_of_all_runs(qtbot, page, project, 
 
     page.export_methods(str(tmp_path / "all.pdf"))
     qtbot.waitUntil(lambda: not page.ops.busy, timeout=30_000)
-    assert messages[-1][0] == "error" and "give the file an .md ending" in messages[-1][1]
+    assert "give the file an .md ending" in messages["errors"][-1]

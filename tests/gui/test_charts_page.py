@@ -37,14 +37,6 @@ BOOKS = [
 NAMES = ["Harriet", "Tobias", "Oswald", "Philippa", "Barnaby"]
 
 
-@pytest.fixture
-def messages(monkeypatch):
-    seen = {"errors": [], "infos": []}
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["infos"].append(message))
-    return seen
-
-
 def passage(number: int, k: int) -> str:
     return f"Scene {k} of book {number}: the rain had not stopped, and [MASK] waited by the window for news."
 
@@ -83,18 +75,12 @@ def results(project, tmp_path):
 
 
 @pytest.fixture
-def page(qtbot, results, messages):
-    ops = BackgroundOps()
-    page = ChartsPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1200, 800)
-    page.show()
-    page.set_project(results)
+def page(qtbot, shown_page, results, messages):
+    page = shown_page(ChartsPage, results)
     wait_idle(qtbot, page)
     yield page
     if page.passages_dialog is not None:
         page.passages_dialog.close()
-    ops.join()
 
 
 def wait_idle(qtbot, page):

@@ -6,7 +6,6 @@ import pytest
 
 import workbench.models.registry as registry
 from tests.fixtures.fault_proxy import Fault
-from ui.background import BackgroundOps
 from ui.jobs.page import JobsPage
 from workbench.progress import describe_duration as format_eta
 from workbench import jobs
@@ -51,22 +50,8 @@ def resumable():
 
 
 @pytest.fixture
-def errors(monkeypatch):
-    seen = []
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen.append(message))
-    return seen
-
-
-@pytest.fixture
-def page(qtbot, project):
-    ops = BackgroundOps()
-    page = JobsPage(ops)
-    qtbot.addWidget(page)
-    page.set_project(project)
-    page.resize(1200, 700)
-    page.show()
-    yield page
-    ops.join()
+def page(shown_page, project):
+    return shown_page(JobsPage, project, size=(1200, 700))
 
 
 def new_run(project, url: str, items: int = 6) -> int:
@@ -102,7 +87,7 @@ def test_runs_are_listed_with_counts_tokens_and_cost(page, project, llama_server
     assert "Stopped at your request" in page.details.toPlainText()
 
 
-def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_server, resumable, qtbot, errors):
+def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_server, resumable, qtbot, messages):
     run_id = new_run(project, llama_server.base_url)
     state = TaskState()
     state._on_partial = lambda _: state.cancel()
@@ -112,7 +97,7 @@ def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_
     page.continue_button.click()
     assert page.ops.busy
     wait_idle(qtbot, page)
-    assert errors == []
+    assert messages["errors"] == messages["infos"] == []
     row = row_of(page, run_id)
     assert (row["Status"], row["Done"], row["Model calls"]) == ("done", "6 of 6", "6")
     assert not page.continue_button.isEnabled()
@@ -121,7 +106,7 @@ def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_
     assert sorted(counts) == [(i, 1) for i in range(6)]
 
 
-def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbot, errors):
+def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbot, messages):
     jobs.register_resumer(KIND, make_resumer(fail_items={1, 4}))
     try:
         run_id = new_run(project, llama_server.base_url)
@@ -138,7 +123,7 @@ def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbo
         jobs._RESUMERS.pop(KIND, None)
     row = row_of(page, run_id)
     assert (row["Failed"], row["Done"], row["Model calls"]) == ("0", "6 of 6", "8")
-    assert errors == []
+    assert messages["errors"] == messages["infos"] == []
 
 
 def test_running_work_shows_progress_and_cancel_stops_it(page, project, fault_proxy, resumable, qtbot):

@@ -9,7 +9,6 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 
 from tests.fixtures.books import novel_text
-from ui.background import BackgroundOps
 from ui.library.page import LibraryPage
 from ui.library.books_model import AUTHOR, TITLE, WORDS, YEAR
 from workbench.corpus.library import list_books, set_tags, update_book
@@ -31,15 +30,6 @@ def add_book(project, number: int) -> int:
 
 
 @pytest.fixture
-def messages(monkeypatch):
-    seen = {"errors": [], "questions": []}
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.ask", lambda parent, question: seen["questions"].append(question) or True)
-    return seen
-
-
-@pytest.fixture
 def many(project):
     for number in range(BOOKS):
         add_book(project, number)
@@ -47,16 +37,10 @@ def many(project):
 
 
 @pytest.fixture
-def page(qtbot, many, messages):
-    ops = BackgroundOps()
-    page = LibraryPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1100, 700)
-    page.show()
-    page.set_project(many)
-    qtbot.waitUntil(lambda: not ops.busy, timeout=WAIT_MS)
-    yield page
-    ops.join()
+def page(qtbot, shown_page, many, messages):
+    page = shown_page(LibraryPage, many, size=(1100, 700))
+    qtbot.waitUntil(lambda: not page.ops.busy, timeout=WAIT_MS)
+    return page
 
 
 def wait_idle(qtbot, page):

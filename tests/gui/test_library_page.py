@@ -6,7 +6,6 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from tests.fixtures.books import gutenberg_text, novel_text
-from ui.background import BackgroundOps
 from ui.library.gutenberg_dialog import parse_numbers
 from ui.library.page import LibraryPage
 from ui.library.books_model import TAGS, TITLE, WORDS, YEAR
@@ -18,29 +17,8 @@ WAIT_MS = 30_000
 
 
 @pytest.fixture
-def messages(monkeypatch):
-    seen = {"errors": [], "questions": [], "answer": True}
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["errors"].append(message))
-
-    def ask(parent, question):
-        seen["questions"].append(question)
-        return seen["answer"]
-
-    monkeypatch.setattr("ui.dialogs.ask", ask)
-    return seen
-
-
-@pytest.fixture
-def page(qtbot, project, messages):
-    ops = BackgroundOps()
-    page = LibraryPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1100, 700)
-    page.show()
-    page.set_project(project)
-    yield page
-    ops.join()
+def page(shown_page, project, messages):
+    return shown_page(LibraryPage, project, size=(1100, 700))
 
 
 def wait_idle(qtbot, page):
@@ -73,7 +51,7 @@ def test_importing_through_the_page_fills_the_table_and_sums_up(qtbot, page, mix
     wait_idle(qtbot, page)
     assert not page.progress_row.isVisible()
     assert page.model.rowCount() == 3 and page.count_label.text() == "3 books"
-    summary = page.summary.toPlainText()
+    summary = page.summary.text()
     assert "Added 3 books." in summary
     assert "1 book was already in the library" in summary
     assert "locked.epub is protected by DRM" in summary and "noise.txt does not look like a text file" in summary
@@ -136,6 +114,7 @@ def test_tags_are_edited_inline_and_a_bad_year_is_refused(qtbot, page, three_boo
     year_before = get_book(page.project, book_id).year
     assert not page.proxy.setData(page.proxy.index(0, YEAR), "next spring")
     assert messages["errors"] == ["'next spring' is not a year. Write a whole number such as 1847, or leave it empty."]
+    assert messages["infos"] == []
     assert get_book(page.project, book_id).year == year_before
 
 
@@ -164,7 +143,7 @@ def test_cancel_stops_the_import_and_keeps_the_books_done(qtbot, page, tmp_path,
     assert not page.cancel_button.isEnabled()
     gutenberg_mirror.answering.set()
     wait_idle(qtbot, page)
-    assert page.summary.toPlainText().startswith("Import stopped at your request.")
+    assert page.summary.text().startswith("Import stopped at your request.")
     assert [b.source_name for b in list_books(page.project)] == ["first.txt"]
     assert page.model.rowCount() == 1
 

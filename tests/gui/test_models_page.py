@@ -19,30 +19,8 @@ from tests.fixtures.fake_keys import fake_key
 
 
 @pytest.fixture
-def answers(monkeypatch):
-    """Questions answered yes (or as set), messages collected instead of shown."""
-    seen = {"asked": [], "errors": [], "answer": True}
-
-    def ask(parent, question):
-        seen["asked"].append(question)
-        return seen["answer"]
-
-    monkeypatch.setattr("ui.dialogs.ask", ask)
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["errors"].append(message))
-    return seen
-
-
-@pytest.fixture
-def page(qtbot, project):
-    ops = BackgroundOps()
-    page = ModelsPage(ops)
-    qtbot.addWidget(page)
-    page.set_project(project)
-    page.resize(1100, 700)
-    page.show()
-    yield page
-    ops.join()
+def page(shown_page, project):
+    return shown_page(ModelsPage, project, size=(1100, 700))
 
 
 def labels(page) -> list[str]:
@@ -136,22 +114,22 @@ def test_a_failed_test_says_why(page, project, qtbot):
     assert "down did not answer. Could not connect to " + url in page.test_result.text()
 
 
-def test_removing_a_model_used_by_runs_asks_first(page, project, answers):
+def test_removing_a_model_used_by_runs_asks_first(page, project, messages):
     spec = registry.add_model(project, ModelSpec(label="used", backend="external", ref="gpt-4"))
     run_id = jobs.create_run(project, "test", model_id=spec.id)
     jobs.run_job(project, run_id, [jobs.Unit(1)], lambda units, state: [(u, jobs.Outcome(raw="x")) for u in units])
     page.refresh()
     page.select_label("used")
-    answers["answer"] = False
+    messages["answer"] = False
     page.remove_selected()
-    assert "1 run(s) holding 1 response(s)" in answers["asked"][-1]
+    assert "1 run(s) holding 1 response(s)" in messages["questions"][-1]
     assert labels(page) == ["used"]
-    answers["answer"] = True
+    messages["answer"] = True
     page.remove_selected()
     assert labels(page) == [] and registry.list_models(project) == []
 
 
-def test_cache_size_and_clear(page, project, llama_server, answers):
+def test_cache_size_and_clear(page, project, llama_server, messages):
     spec = registry.add_model(project, ModelSpec(label="local", backend="openai", ref="tiny",
                                                  base_url=llama_server.base_url))
     with registry.open_backend(spec, project) as backend:
@@ -160,7 +138,7 @@ def test_cache_size_and_clear(page, project, llama_server, answers):
     assert page.cache_label.text().startswith("3 cached answers, ")
     assert page.clear_cache_button.isEnabled()
     page.clear_cache_button.click()
-    assert "Forget all 3 cached answers" in answers["asked"][-1]
+    assert "Forget all 3 cached answers" in messages["questions"][-1]
     assert cache_size(project) == (0, 0)
     assert page.cache_label.text() == "0 cached answers, 0 bytes"
 
@@ -169,7 +147,7 @@ def price_row(page, model: str) -> int:
     return next(r for r in range(page.price_table.rowCount()) if page.price_table.item(r, 0).text() == model)
 
 
-def test_prices_are_edited_in_the_table(page, project, answers):
+def test_prices_are_edited_in_the_table(page, project, messages):
     assert "2025-06-01" in page.price_note.text()
     row = price_row(page, "gpt-4o-mini*")
     assert page.price_table.item(row, 3).text() == "default"
@@ -179,7 +157,7 @@ def test_prices_are_edited_in_the_table(page, project, answers):
     for column, text in enumerate(["tiny", "1.5", "3"]):
         page.price_table.item(last, column).setText(text)
     page.save_prices_button.click()
-    assert answers["errors"] == []
+    assert messages["errors"] == messages["infos"] == []
     mini = prices.price_for(project, "gpt-4o-mini")
     assert (mini.input_per_million, mini.output_per_million, mini.source) == (0.2, 0.6, "project")
     assert prices.price_for(project, "tiny").input_per_million == 1.5
@@ -188,7 +166,7 @@ def test_prices_are_edited_in_the_table(page, project, answers):
 
     page.price_table.item(price_row(page, "tiny"), 1).setText("cheap")
     page.save_prices_button.click()
-    assert "not a number" in answers["errors"][-1]
+    assert "not a number" in messages["errors"][-1]
     assert prices.price_for(project, "tiny").input_per_million == 1.5  # nothing half-saved
 
     page.price_table.selectRow(price_row(page, "tiny"))

@@ -24,20 +24,6 @@ WAIT_MS = 120_000
 
 
 @pytest.fixture
-def messages(monkeypatch):
-    seen = {"errors": [], "infos": [], "questions": [], "answer": True}
-    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": seen["errors"].append(message))
-    monkeypatch.setattr("ui.dialogs.show_info", lambda parent, message: seen["infos"].append(message))
-
-    def ask(parent, question):
-        seen["questions"].append(question)
-        return seen["answer"]
-
-    monkeypatch.setattr("ui.dialogs.ask", ask)
-    return seen
-
-
-@pytest.fixture
 def library(project, tmp_path):
     """Two made-up books imported from files: 'quay-tales' (12 scenes, tagged gothic) and 'snow-house'
     (2 scenes, so it has fewer passages than asked for)."""
@@ -53,16 +39,8 @@ def library(project, tmp_path):
 
 
 @pytest.fixture
-def page(qtbot, library, messages):
-    project, _ = library
-    ops = BackgroundOps()
-    page = ProbesPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1200, 800)
-    page.show()
-    page.set_project(project)
-    yield page
-    ops.join()
+def page(shown_page, library, messages):
+    return shown_page(ProbesPage, library[0])
 
 
 def wait_idle(qtbot, page):
@@ -410,7 +388,7 @@ def test_the_page_fits_a_laptop_window_even_with_a_message_shown(qtbot, library,
     area.show()
     page.set_project(project)
     page.show_summary("Extracted 1,234 passages from 24 book(s). " * 6)
-    qtbot.waitUntil(lambda: page.summary_box.isVisible())
+    qtbot.waitUntil(lambda: page.summary.isVisible())
     qtbot.wait(50)
     assert page.height() <= area.viewport().height() and page.width() <= area.viewport().width()
     assert page.books.table.columnWidth(BOOK) >= 150  # book titles stay readable

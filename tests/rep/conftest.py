@@ -16,18 +16,11 @@ def messages(monkeypatch):
 
 
 @pytest.fixture
-def page(qtbot, messages):
+def page(shown_page, messages):
     """The Bias (REP) page, shown at a laptop's size."""
-    from ui.background import BackgroundOps
     from ui.rep.page import RepPage
 
-    ops = BackgroundOps()
-    page = RepPage(ops)
-    qtbot.addWidget(page)
-    page.resize(1280, 800)
-    page.show()
-    yield page
-    ops.join()
+    return shown_page(RepPage, size=(1280, 800))
 
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -33,7 +33,7 @@ from ui import dialogs
 from ui.annotate.book_list import BookList
 from ui.annotate.tasks_view import KIND_NAMES, plural
 from ui.background import Operation
-from ui.widgets.operation_row import OperationRow
+from ui.widgets.progress_row import ProgressRow
 from ui.widgets.screen_fit import resize_to_fit
 from workbench.annotation.item_import import import_items
 from workbench.annotation.items import PASSAGE_WORDS, SCENE_CHARS, add_book_passages
@@ -73,6 +73,13 @@ def _spin(name: str, low: int, high: int, value: int, tip: str) -> QSpinBox:
     return spin
 
 
+def _hint(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet(HINT_STYLE)
+    return label
+
+
 def _row(*parts) -> QHBoxLayout:
     row = QHBoxLayout()
     row.setContentsMargins(0, 0, 0, 0)
@@ -91,11 +98,10 @@ class AddItemsDialog(QDialog):
 
     def __init__(self, ops, project, task: Task, parent: QWidget | None = None):
         super().__init__(parent)
-        self.ops = ops
         self.project = project
         self.task = task
-        self.operation: Operation | None = None
-        self.progress_row: OperationRow | None = None
+        self.work = ops.slot(self)
+        self.work.busy_changed.connect(self._set_busy)
         self.progress_seen: list = []  # every progress report of the current operation
         self.last_report = None  # the latest summary report
         self.setWindowTitle(f"Add items to '{task.name}'")
@@ -119,8 +125,8 @@ class AddItemsDialog(QDialog):
             layout.addWidget(hint)
         layout.addWidget(self._file_box())
 
-        self.progress_area = QVBoxLayout()
-        layout.addLayout(self.progress_area)
+        self.progress_row = ProgressRow(self.work)
+        layout.addWidget(self.progress_row)
         self.result = QLabel()
         self.result.setObjectName("items-result")
         self.result.setWordWrap(True)
@@ -137,6 +143,10 @@ class AddItemsDialog(QDialog):
             self.books.load(project)
         self._show_count()
         self.finished.connect(self._on_finished)
+
+    @property
+    def operation(self) -> Operation | None:
+        return self.work.operation
 
     def _show_count(self) -> None:
         row = tasks_overview(self.project).set_index("task_id").loc[self.task.id]
@@ -157,12 +167,9 @@ class AddItemsDialog(QDialog):
         self.sample_button.setDefault(True)
         self.sample_button.clicked.connect(self.sample_passages)
         self.inputs += [self.books, self.per_book, self.words, self.seed, self.sample_button]
-        intro = QLabel("Tick the books; passages of whole sentences are drawn from each (never across a chapter "
-                       "heading). Sampling again with the same settings adds nothing twice.")
-        intro.setWordWrap(True)
-        intro.setStyleSheet(HINT_STYLE)
         layout = QVBoxLayout(box)
-        layout.addWidget(intro)
+        layout.addWidget(_hint("Tick the books; passages of whole sentences are drawn from each (never across a "
+                               "chapter heading). Sampling again with the same settings adds nothing twice."))
         layout.addWidget(self.books, 1)
         layout.addLayout(_row("Passages per book", self.per_book, "Words per passage", self.words, "Seed",
                               self.seed, None, self.sample_button))
@@ -198,22 +205,17 @@ class AddItemsDialog(QDialog):
         self.retry_button.setObjectName("retry-summaries")
         self.retry_button.setToolTip("Ask the chosen model again only for the scenes where it failed")
         self.retry_button.clicked.connect(self.retry_failed_summaries)
-        self.cost = QLabel()
+        self.cost = _hint("")
         self.cost.setObjectName("cost-note")
-        self.cost.setWordWrap(True)
-        self.cost.setStyleSheet(HINT_STYLE)
         self.models_status = QLabel()
         self.models_status.setObjectName("models-status")
         self.models_status.setWordWrap(True)
         self.models_status.setTextFormat(Qt.TextFormat.PlainText)
         self.inputs += [self.books, self.model, self.per_book, self.seed, self.chars, self.max_tokens, self.attempts,
                         self.summarize_button, self.retry_button]
-        intro = QLabel("Tick the books and choose a model. Each scene gets a summary from the model and then a "
-                       "changed version of that summary; annotators see both and pick the true one.")
-        intro.setWordWrap(True)
-        intro.setStyleSheet(HINT_STYLE)
         layout = QVBoxLayout(box)
-        layout.addWidget(intro)
+        layout.addWidget(_hint("Tick the books and choose a model. Each scene gets a summary from the model and then "
+                               "a changed version of that summary; annotators see both and pick the true one."))
         layout.addWidget(self.books, 1)
         layout.addLayout(_row("Model", self.model, "Scenes per book", self.per_book, "Seed", self.seed, None))
         layout.addLayout(_row("Scene length (characters)", self.chars, "Longest answer (tokens)", self.max_tokens,
@@ -227,11 +229,10 @@ class AddItemsDialog(QDialog):
 
     def _file_box(self) -> QGroupBox:
         box = QGroupBox("From a file")
-        text = QLabel(f"A CSV or TSV file (e.g. saved from a spreadsheet as 'CSV UTF-8') with {FILE_COLUMNS[self.task.kind]}. "
-                      "Other columns are kept as hidden details, shown only when the task is not blinded. If any line "
-                      "has a problem, nothing is imported and every problem is listed with its line number.")
-        text.setWordWrap(True)
-        text.setStyleSheet(HINT_STYLE)
+        text = _hint(f"A CSV or TSV file (e.g. saved from a spreadsheet as 'CSV UTF-8') with "
+                     f"{FILE_COLUMNS[self.task.kind]}. Other columns are kept as hidden details, shown only when the "
+                     "task is not blinded. If any line has a problem, nothing is imported and every problem is listed "
+                     "with its line number.")
         self.import_button = QPushButton("Import a file…")
         self.import_button.setObjectName("import-items")
         self.import_button.clicked.connect(self._choose_file)
@@ -251,18 +252,20 @@ class AddItemsDialog(QDialog):
         per_book, words, seed = self.per_book.value(), self.words.value(), self.seed.value()
 
         def work(state):
-            return add_book_passages(project, task_id, book_ids, per_book=per_book, seed=seed, words=words, state=state)
+            return per_book, add_book_passages(project, task_id, book_ids, per_book=per_book, seed=seed, words=words,
+                                               state=state)
 
-        def done(added: dict[int, int]) -> None:
-            total = sum(added.values())
-            short = sum(1 for n in added.values() if n < per_book)
-            text = f"Added {plural(total, 'passage')} from {plural(len(added), 'book')}."
-            if short:
-                text += (f" {short} book(s) gave fewer new passages than asked for (too short, or sampled before "
-                         "with this seed).")
-            self.result.setText(text)
+        return self._start(work, "Sampling passages", self._passages_added)
 
-        return self._start(work, "Sampling passages", done)
+    def _passages_added(self, result: tuple[int, dict[int, int]]) -> None:
+        per_book, added = result
+        total = sum(added.values())
+        short = sum(1 for n in added.values() if n < per_book)
+        text = f"Added {plural(total, 'passage')} from {plural(len(added), 'book')}."
+        if short:
+            text += (f" {short} book(s) gave fewer new passages than asked for (too short, or sampled before "
+                     "with this seed).")
+        self.result.setText(text)
 
     # ------------------------------------------------------------------ summary validity
     def plan(self) -> SummaryPlan:
@@ -308,32 +311,30 @@ class AddItemsDialog(QDialog):
             self.show_error(str(exc))
             return None
         if not self._chosen_is_paid():
-            return self._run_summaries(plan)
+            return self._start(self._summaries(plan), "Making summaries", self._summaries_done)
         project, task_id = self.project, self.task.id
-        return self._start(lambda state: estimate_plan_cost(project, task_id, plan, state),
-                           "Estimating what the summaries cost", lambda estimate: self._confirm_cost(plan, estimate))
+        return self._start(lambda state: (plan, estimate_plan_cost(project, task_id, plan, state)),
+                           "Estimating what the summaries cost", self._confirm_cost)
 
-    def _confirm_cost(self, plan: SummaryPlan, estimate) -> None:
+    def _confirm_cost(self, estimated: tuple) -> None:
+        plan, estimate = estimated
         text = estimate.describe()
         self.cost.setText(text)
         question = (f"'{plan.model}' is a paid API.\n\n{text}\n\nEach scene needs a summary and then a changed "
                     f"version of it. An unusable answer is asked again (up to {plan.max_attempts} times in all), "
                     "which costs more; answers already stored are not paid for again. Start?")
         if dialogs.ask(self, question):
-            QTimer.singleShot(0, lambda: self._run_summaries(plan))  # once the estimate's operation has ended
+            self._launch(self._summaries(plan), "Making summaries", self._summaries_done)  # in the estimate's place
         else:
             self.result.setText("Nothing was sent to the model.")
 
-    def _run_summaries(self, plan: SummaryPlan) -> Operation | None:
-        if self.operation is not None:
-            QTimer.singleShot(50, lambda: self._run_summaries(plan))
-            return None
+    def _summaries(self, plan: SummaryPlan):
         project, task_id = self.project, self.task.id
 
         def work(state):
             return run_plan(project, task_id, plan, state), state.cancelled
 
-        return self._start(work, "Making summaries", self._summaries_done)
+        return work
 
     def retry_failed_summaries(self) -> Operation | None:
         label = self.model.currentData()
@@ -374,27 +375,30 @@ class AddItemsDialog(QDialog):
 
     def import_file(self, path: str | Path) -> Operation | None:
         project, task_id, path = self.project, self.task.id, Path(path)
+        return self._start(lambda state: (import_items(project, task_id, path), path.name), "Importing items",
+                           self._imported)
 
-        def done(count: int) -> None:
-            self.result.setText(f"Imported {plural(count, 'item')} from {path.name}.")
-
-        return self._start(lambda state: import_items(project, task_id, path), "Importing items", done)
+    def _imported(self, result: tuple[int, str]) -> None:
+        count, name = result
+        self.result.setText(f"Imported {plural(count, 'item')} from {name}.")
 
     # ------------------------------------------------------------------ running
     def _start(self, fn, label: str, on_done) -> Operation | None:
         if self.operation is not None:
             self.show_error("Wait for the work in progress to finish (or cancel it) first.")
             return None
+        return self._launch(fn, label, on_done)
+
+    def _launch(self, fn, label: str, on_done) -> Operation:
+        """Start ``fn`` in place of what runs (an estimate whose answer has just come)."""
         self.result.clear()
         self.result.setStyleSheet("")
         self.progress_seen = []
-        self.operation = self.ops.run(fn, label=label, project=self.project, on_done=on_done, on_error=self._failed,
-                                      on_progress=self.progress_seen.append, on_cancelled=self._cancelled,
-                                      on_end=self._ended)
-        self.progress_row = OperationRow(self.operation)
-        self.progress_area.addWidget(self.progress_row)
-        self._set_busy(True)
-        return self.operation
+        return self.work.start(fn, label=label, project=self.project, on_done=on_done, on_error=self._failed,
+                               on_progress=self._progressed, on_cancelled=self._cancelled, on_end=self._ended)
+
+    def _progressed(self, progress) -> None:
+        self.progress_seen.append(progress)
 
     def _failed(self, message: str, details: str = "") -> None:
         self.result.setStyleSheet(ERROR_STYLE)
@@ -405,12 +409,6 @@ class AddItemsDialog(QDialog):
         self.result.setText(f"{message} What was finished before is kept.")
 
     def _ended(self) -> None:
-        self.operation = None
-        if self.progress_row is not None:
-            self.progress_row.setParent(None)
-            self.progress_row.deleteLater()
-            self.progress_row = None
-        self._set_busy(False)
         self.items_changed.emit()
         if not self.isVisible():  # closed while the work was finishing
             self.deleteLater()
@@ -433,7 +431,7 @@ class AddItemsDialog(QDialog):
         if self.operation is not None:
             if not dialogs.ask(self, "Items are still being added. Stop? Everything finished so far is kept."):
                 return
-            self.operation.cancel()
+            self.work.cancel()
             if self.books is not None:
                 self.books.load(None)  # nothing naming a book stays behind while the work winds down
         super().reject()

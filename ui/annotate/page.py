@@ -140,7 +140,7 @@ class AnnotatePage(Page):
         self.tasks_view.add_items_requested.connect(self.add_items)
         self.tasks_view.delete_requested.connect(self.delete_chosen_task)
 
-        self.results = ResultsView(self._run_in_background, self.show_error)
+        self.results = ResultsView(ops)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.screens, "Annotate")
         self.tabs.addTab(self.tasks_view, "Tasks and items")
@@ -399,7 +399,3 @@ class AnnotatePage(Page):
         self.refresh()
         self.tasks_view.status.setText(f"Deleted the task '{task.name}'.")
         return True
-
-    # ------------------------------------------------------------------ helpers
-    def _run_in_background(self, fn, **kwargs):
-        return self.ops.run(fn, project=self.project, on_error=self.show_error, **kwargs)

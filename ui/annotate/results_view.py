@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from PySide6.QtWidgets import (
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui import dialogs
 from ui.widgets.cells_table import CellsTable, table_cells
 from workbench.annotation.adjudication import adjudicate, disagreements
 from workbench.annotation.agreement import agreement_table
@@ -24,6 +26,8 @@ from workbench.annotation.tasks import Task
 from workbench.errors import UserError
 from workbench.export.registry import export_table
 
+if TYPE_CHECKING:
+    from ui.background import BackgroundOps
 
 AGREEMENT_HEADERS = {"statistic": "Statistic", "value": "Value", "ci": "95% CI", "p_value": "p", "items": "Items",
                      "annotators": "Annotators", "note": "Note"}
@@ -41,11 +45,23 @@ def agreement_view(frame: pd.DataFrame) -> pd.DataFrame:
     return view.drop(columns=["ci_low", "ci_high"])
 
 
+def compute_agreement(project, task_id: int, state) -> tuple:
+    """Everything but making the widgets' items: the bootstrap, the disputed items, and the texts of
+    thousands of cells (which took half a second of the GUI thread on a large task)."""
+    agreement = agreement_table(project, task_id)
+    state.check()
+    disputes = disagreements(project, task_id)
+    state.check()
+    return (agreement.empty, len(disputes), table_cells(agreement_view(agreement), AGREEMENT_HEADERS),
+            table_cells(disputes, DISPUTE_HEADERS))
+
+
 class ResultsView(QWidget):
-    def __init__(self, run_in_background: Callable, show_error: Callable[[str], None], parent: QWidget | None = None):
+    def __init__(self, ops: "BackgroundOps", parent: QWidget | None = None):
         super().__init__(parent)
-        self.run_in_background = run_in_background
-        self.show_error = show_error
+        self.ops = ops
+        self.computing = ops.slot(self)  # the agreement of the task on show: a newer request replaces it
+        self.computing.busy_changed.connect(self._update_button)
         self.project = None
         self.task: Task | None = None
 
@@ -78,8 +94,6 @@ class ResultsView(QWidget):
         self.value_field.returnPressed.connect(self._adjudicate)
         self.status = QLabel()
         self.status.setObjectName("results-status")
-        self._generation = 0  # which computation's answer the tables wait for
-        self._operation = None
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -95,11 +109,11 @@ class ResultsView(QWidget):
         self.project, self.task = project, task
         if same:  # the page was reloaded: the tables stay until Compute agreement (or the tab) asks again
             return
-        self._generation += 1  # a computation still running for the task before is not shown
+        self.computing.drop()  # a computation still running for the task before is not shown
         for table in (self.agreement, self.disputes):
             table.show_cells(None)
         self.status.clear()
-        self.refresh_button.setEnabled(task is not None)
+        self._update_button()
         if task is not None and self.isVisible():  # another task chosen while these tables are on screen
             self.refresh()
 
@@ -107,31 +121,12 @@ class ResultsView(QWidget):
         if self.project is None or self.task is None:
             return
         project, task = self.project, self.task
-        self._generation += 1
-        generation = self._generation
-        if self._operation is not None and self._operation.running:
-            self._operation.cancel()  # its answer would be dropped anyway
-        self.refresh_button.setEnabled(False)
         self.status.setText(f"Computing agreement for '{task.name}'…")
+        self.computing.start(partial(compute_agreement, project, task.id), label="Computing agreement",
+                             project=project, background_read=True, on_done=self._show)
 
-        def work(state):
-            # Everything but making the widgets' items happens here: the bootstrap, the disputed items, and
-            # the texts of thousands of cells (which took half a second of the GUI thread on a large task).
-            agreement = agreement_table(project, task.id)
-            state.check()
-            disputes = disagreements(project, task.id)
-            state.check()
-            return (agreement.empty, len(disputes), table_cells(agreement_view(agreement), AGREEMENT_HEADERS),
-                    table_cells(disputes, DISPUTE_HEADERS))
-
-        def ended():
-            if generation == self._generation:
-                self.refresh_button.setEnabled(self.task is not None)
-
-        self._operation = self.run_in_background(
-            work, label="Computing agreement", background_read=True,
-            on_done=lambda result: self._show(result) if generation == self._generation else None,
-            on_cancelled=lambda _message: None, on_end=ended)
+    def _update_button(self, *_) -> None:
+        self.refresh_button.setEnabled(self.task is not None and not self.computing.busy)
 
     def _show(self, result) -> None:
         agreement_empty, disputed, agreement, disputes = result
@@ -183,5 +178,11 @@ class ResultsView(QWidget):
     def export_to(self, table: str, path: str | Path):
         """Write one of the task's tables (agreement takes a moment: its intervals are bootstrapped)."""
         project, task_id = self.project, self.task.id
-        return self.run_in_background(lambda state: export_table(project, table, path, task=task_id),
-                                      label="Exporting", on_done=lambda written: self.status.setText(f"Wrote {written}."))
+        return self.ops.run(lambda state: export_table(project, table, path, task=task_id), label="Exporting",
+                            project=project, on_done=self._written, on_error=self.show_error)
+
+    def _written(self, path) -> None:
+        self.status.setText(f"Wrote {path}.")
+
+    def show_error(self, message: str, details: str = "") -> None:
+        dialogs.show_error(self, message, details)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.widgets.table_filling import filling
+from ui.widgets.table_style import one_line_rows
 from workbench.annotation.tasks import LABEL, SUMMARY_VALIDITY
 
 COLUMNS = ["Task", "Annotators judge", "Blinded", "Items", "Per annotator", "Shared", "Seed",
@@ -79,15 +80,10 @@ class TasksView(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("tasks")
         self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        one_line_rows(self.table)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
         header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(PROGRESS, QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeaderItem(SHARED).setToolTip(

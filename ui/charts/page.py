@@ -69,7 +69,7 @@ class ChartsPage(Page):
         self.passages_dialog: PassagesDialog | None = None
         self.export_op: Operation | None = None
         self.last_export: list[Path] = []
-        self._generation = 0  # which request the frame on screen answers (older answers are dropped)
+        self.drawing = ops.slot(self)  # the chart asked for last: a newer request replaces one under way
         self._loading_controls = False
         self._project_loaded = None
         self._build()
@@ -275,33 +275,31 @@ class ChartsPage(Page):
 
     def redraw(self) -> Operation | None:
         """Build the chart's frame (and its caption) in the background, then draw it."""
-        self._generation += 1
         if self.project is None:
+            self.drawing.drop()
             self.view.show_message("Open or create a project (File menu) to see its charts.")
             return None
         if self.model.count() == 0:
+            self.drawing.drop()
             self.view.show_message(NO_RESULTS)
             return None
         from workbench.probes.cloze.chart_notes import chart_note
 
-        project, name, options, generation = self.project, self.chart_name(), self.options(), self._generation
+        project, name, options = self.project, self.chart_name(), self.options()
         spec = registry.chart(name)
 
         def work(state):
             frame = spec.frame(project, **options)
-            return generation, name, options, frame, chart_note(project, name, frame, **options)
+            return name, options, frame, chart_note(project, name, frame, **options)
 
-        return self.ops.run(work, label="Drawing the chart", project=project, on_done=self._draw,
-                            on_error=lambda message, details: self._draw_failed(generation, message))
+        return self.drawing.start(work, label="Drawing the chart", project=project, on_done=self._draw,
+                                  on_error=self._draw_failed)
 
-    def _draw_failed(self, generation: int, message: str) -> None:
-        if generation == self._generation:
-            self.view.show_message(message)
+    def _draw_failed(self, message: str, _details: str) -> None:
+        self.view.show_message(message)
 
     def _draw(self, result) -> None:
-        generation, name, options, frame, note = result
-        if generation != self._generation:
-            return  # the controls changed since; a newer drawing is on its way
+        name, options, frame, note = result
         self.frame = frame
         for widget in (self.export_button, self.table_button):  # an export of nothing would only fail
             widget.setEnabled(not frame.empty)
@@ -326,15 +324,17 @@ class ChartsPage(Page):
 
         project, book_id, models = self.project, int(picked["book_id"]), picked.get("models") or None
 
+        book = picked["book"]
+
         def work(state):
             frame = passage_results(project, models)
-            return frame[frame["book_id"] == book_id]
+            return book, frame[frame["book_id"] == book_id]
 
-        return self.ops.run(work, label="Reading the passages", project=project,
-                            on_done=lambda frame: self._show_passages(picked["book"], frame),
+        return self.ops.run(work, label="Reading the passages", project=project, on_done=self._show_passages,
                             on_error=self.show_error)
 
-    def _show_passages(self, book: str, frame) -> None:
+    def _show_passages(self, result: tuple) -> None:
+        book, frame = result
         if self.passages_dialog is not None:
             self.passages_dialog.close()
         self.passages_dialog = PassagesDialog(book, frame, self)

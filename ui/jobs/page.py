@@ -27,9 +27,10 @@ from PySide6.QtWidgets import (
 
 from ui import wording
 from ui.widgets.failures import failure_reasons
-from ui.widgets.operation_row import OperationRow
 from ui.widgets.page import Page
+from ui.widgets.progress_row import ProgressRow
 from ui.widgets.table_filling import filling
+from ui.widgets.table_style import one_line_rows
 from workbench import jobs
 from workbench.export.methods import write_methods
 from workbench.models.usage import describe_cost, runs_overview
@@ -48,6 +49,7 @@ HEADER_TIPS = {
 NUMERIC_COLUMNS = ("Run", "Done", "Failed", "Model calls", "Tokens in / out")
 RESUMABLE = ("pending", "cancelled", "interrupted", "done")
 LIVE_REFRESH_MS = 1000
+OPERATION_LABEL_PX = 260
 
 
 def _text(value) -> str:
@@ -84,7 +86,7 @@ class JobsPage(Page):
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
         self.ops_hint = QLabel("Nothing is running.")
-        self.op_rows: list[OperationRow] = []
+        self.op_rows: list[ProgressRow] = []
         ops_group = QGroupBox("Running now")
         self.ops_layout = QVBoxLayout(ops_group)
         self.ops_layout.addWidget(self.ops_hint)
@@ -121,11 +123,7 @@ class JobsPage(Page):
         for column, title in enumerate(RUN_COLUMNS):
             if title in HEADER_TIPS:
                 self.runs_table.horizontalHeaderItem(column).setToolTip(HEADER_TIPS[title])
-        self.runs_table.verticalHeader().hide()
-        self.runs_table.verticalHeader().setDefaultSectionSize(self.runs_table.fontMetrics().height() + 8)
-        self.runs_table.setAlternatingRowColors(True)
-        self.runs_table.setWordWrap(False)
-        self.runs_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        one_line_rows(self.runs_table)
         self.runs_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.runs_table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -180,16 +178,18 @@ class JobsPage(Page):
     def _load_operations(self) -> None:
         """One row per running operation: rows of ended ones go, new ones come, the rest stay as they are."""
         operations = [op for op in self.ops.operations if op.running]
-        for row in [r for r in self.op_rows if r.op not in operations]:
+        for row in [r for r in self.op_rows if r.operation not in operations]:
             self.op_rows.remove(row)
             self.ops_layout.removeWidget(row)
             row.hide()
             row.setParent(None)
             row.deleteLater()
-        shown = [row.op for row in self.op_rows]
+        shown = [row.operation for row in self.op_rows]
         for op in operations:
             if op not in shown:
-                row = OperationRow(op)
+                row = ProgressRow()
+                row.label.setMinimumWidth(OPERATION_LABEL_PX)  # the rows' bars line up
+                row.watch(op)
                 self.ops_layout.insertWidget(self.ops_layout.count() - 1, row)
                 self.op_rows.append(row)
         self.ops_hint.setVisible(not operations)
@@ -340,9 +340,10 @@ class JobsPage(Page):
         if project is None:
             return
         self.ops.run(lambda state: write_methods(project, path, run_ids), label="Writing the methods text",
-                     project=project, on_error=lambda message, details: self.show_error(message, details),
-                     on_done=lambda paths: self.show_info(
-                         f"Wrote the methods text to {paths[0]}, and its JSON record to {paths[1].name} beside it."))
+                     project=project, on_error=self.show_error, on_done=self._methods_written)
+
+    def _methods_written(self, paths) -> None:
+        self.show_info(f"Wrote the methods text to {paths[0]}, and its JSON record to {paths[1].name} beside it.")
 
     def resume_selected(self, retry_failed: bool) -> None:
         run_id = self.selected_run_id()
@@ -355,15 +356,15 @@ class JobsPage(Page):
             lambda state: jobs.resume_run(project, run_id, state, retry_failed),
             label=f"{what} run {run_id} ({wording.run_kind(record['kind'])})",
             project=project,
-            on_done=lambda report: self._resumed(run_id, report),
-            on_error=lambda message, details: self.show_error(message, details),
+            on_done=self._resumed,
+            on_error=self.show_error,
             on_end=self.refresh_runs,
         )
         self.continue_button.setEnabled(False)
         self.retry_button.setEnabled(False)
 
-    def _resumed(self, run_id: int, report: jobs.JobReport) -> None:
+    def _resumed(self, report: jobs.JobReport) -> None:
         self.refresh_runs()
-        self.select_run(run_id)
+        self.select_run(report.run_id)
         if report.message:
             self.details.appendPlainText(report.message)

@@ -8,6 +8,7 @@ chapters in the background too, so a long novel never freezes the window.
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 from typing import Iterable
 
@@ -17,13 +18,11 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -35,10 +34,12 @@ from PySide6.QtWidgets import (
 from ui import dialogs
 from ui.background import Operation
 from ui.widgets.page import Page
+from ui.widgets.summary_box import SummaryBox
 from ui.library.book_panel import PREVIEW_CHARS, BookPanel
 from ui.library.gutenberg_dialog import GutenbergDialog, parse_numbers
 from ui.library.books_model import COLUMNS as COLUMN_TITLES
 from ui.library.books_model import AUTHOR, BOOK_ID_ROLE, ID, SOURCE, TAGS, TITLE, WORDS, YEAR, BooksFilter, BooksModel
+from ui.widgets.table_style import one_line_rows
 from workbench.corpus.importer import ImportReport, import_paths
 from workbench.corpus.library import book_preview, book_text, delete_books, get_book
 from workbench.corpus.sources import TABLE_SUFFIXES
@@ -54,6 +55,12 @@ SIZED_COLUMNS = {AUTHOR: 0.24, TAGS: 0.22, SOURCE: 0.14}  # as wide as their tex
 CELL_MARGIN = 12  # a cell's padding around its text
 EMPTY_LIBRARY = ("No books yet. Use Import to add .txt or .epub files, a folder of them, or Project Gutenberg "
                  "books by number, or drop files and folders here.")
+
+
+def deleting(project, book_ids: list[int], state) -> list[int]:
+    """Delete the books (on a worker) and hand back their ids, so the page forgets what it kept of them."""
+    delete_books(project, book_ids)
+    return book_ids
 
 
 class LibraryPage(Page):
@@ -106,18 +113,7 @@ class LibraryPage(Page):
         progress_layout.addWidget(self.cancel_button)
         self.progress_row.hide()
 
-        self.summary = QPlainTextEdit()
-        self.summary.setReadOnly(True)
-        self.summary.setMaximumHeight(150)
-        self.summary.setFrameShape(QFrame.Shape.NoFrame)
-        dismiss = QPushButton("Dismiss")
-        dismiss.clicked.connect(self.hide_summary)
-        self.summary_box = QFrame()
-        self.summary_box.setFrameShape(QFrame.Shape.StyledPanel)
-        summary_layout = QHBoxLayout(self.summary_box)
-        summary_layout.addWidget(self.summary, 1)
-        summary_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
-        self.summary_box.hide()
+        self.summary = SummaryBox()
 
         self.hint = QLabel("")
         self.hint.setWordWrap(True)
@@ -133,15 +129,10 @@ class LibraryPage(Page):
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(ID, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        one_line_rows(self.table)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         header.setSectionResizeMode(TITLE, QHeaderView.ResizeMode.Stretch)
@@ -169,7 +160,7 @@ class LibraryPage(Page):
         layout = QVBoxLayout(self)
         layout.addLayout(toolbar)
         layout.addWidget(self.progress_row)
-        layout.addWidget(self.summary_box)
+        layout.addWidget(self.summary)
         layout.addWidget(self.hint)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.edit_note)
@@ -390,7 +381,7 @@ class LibraryPage(Page):
         def work(state):
             return import_paths(project, books, metadata_csv=metadata, state=state, gutenberg_ids=ids, mirror=mirror)
 
-        self.hide_summary()
+        self.summary.hide()
         self._last_refresh = time.monotonic()
         self.progress.setRange(0, 0)  # busy until the first progress report says how many
         self.progress.setFormat("Starting…")
@@ -400,7 +391,7 @@ class LibraryPage(Page):
         self.import_op = self.ops.run(
             work, label=label, project=project,
             on_done=self._import_done, on_error=self._import_failed, on_progress=self._import_progress,
-            on_cancelled=lambda message: self.show_summary(message), on_end=self._import_ended,
+            on_cancelled=self.show_summary, on_end=self._import_ended,
         )
         self.refresh()
         return self.import_op
@@ -435,11 +426,7 @@ class LibraryPage(Page):
         self.refresh()
 
     def show_summary(self, text: str) -> None:
-        self.summary.setPlainText(text)
-        self.summary_box.show()
-
-    def hide_summary(self) -> None:
-        self.summary_box.hide()
+        self.summary.show_text(text)
 
     # ------------------------------------------------------------------ drag and drop
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
@@ -470,9 +457,8 @@ class LibraryPage(Page):
         self.book_panel.clear()
         self.delete_button.setEnabled(False)
         # in the background: the texts and results of a few hundred books take seconds to remove
-        self.delete_op = self.ops.run(lambda state: delete_books(project, ids), label="Deleting books",
-                                      project=project, on_done=lambda _: self._deleted(ids),
-                                      on_error=self.show_error, on_end=self._delete_ended)
+        self.delete_op = self.ops.run(partial(deleting, project, ids), label="Deleting books", project=project,
+                                      on_done=self._deleted, on_error=self.show_error, on_end=self._delete_ended)
 
     def _deleted(self, book_ids: list[int]) -> None:
         for book_id in book_ids:

@@ -28,6 +28,7 @@ from ui import dialogs
 from ui.widgets.page import Page
 from ui.models.model_dialog import ModelDialog
 from ui.widgets.table_filling import filling
+from ui.widgets.table_style import one_line_rows
 from workbench.errors import UserError
 from workbench.models import prices, registry
 from workbench.models.cache import cache_size, clear_cache, describe_size
@@ -59,6 +60,7 @@ class ModelsPage(Page):
         super().__init__(ops, parent)
         self.dialog: ModelDialog | None = None
         self.test_op = None
+        self.tested_label = ""  # the model that the test under way asks
         self._build()
         self.refresh()
 
@@ -80,13 +82,9 @@ class ModelsPage(Page):
 
         self.table = QTableWidget(0, len(MODEL_COLUMNS))
         self.table.setHorizontalHeaderLabels(MODEL_COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        one_line_rows(self.table)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
@@ -316,23 +314,24 @@ class ModelsPage(Page):
         if spec is None or self.test_op is not None:
             return
         self.test_result.setText(f"Testing {spec.label}: sending “{registry.TEST_PROMPT}” …")
+        self.tested_label = spec.label
         self.test_op = self.ops.run(
             lambda state: registry.test_model(spec),
             label=f"Testing {spec.label}",
             project=self.project,
-            on_done=lambda result: self._tested(spec, result),
-            on_error=lambda message, details: self._test_failed(spec, message),
+            on_done=self._tested,
+            on_error=self._test_failed,
             on_end=self._test_ended,
         )
         self._update_buttons()
 
-    def _tested(self, spec: ModelSpec, result) -> None:
+    def _tested(self, result) -> None:
         answer, seconds = result
         shown = answer.strip() or "(an empty answer)"
-        self.test_result.setText(f"{spec.label} answered in {seconds:.2f} s: {shown}")
+        self.test_result.setText(f"{self.tested_label} answered in {seconds:.2f} s: {shown}")
 
-    def _test_failed(self, spec: ModelSpec, message: str) -> None:
-        self.test_result.setText(f"{spec.label} did not answer. {message}")
+    def _test_failed(self, message: str, _details: str) -> None:
+        self.test_result.setText(f"{self.tested_label} did not answer. {message}")
 
     def _test_ended(self) -> None:
         self.test_op = None

@@ -19,11 +19,8 @@ import pandas as pd
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFileDialog,
-    QFrame,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QSplitter,
     QVBoxLayout,
@@ -33,6 +30,7 @@ from ui import dialogs, wording
 from ui.background import Operation
 from ui.widgets.failures import failure_reasons
 from ui.widgets.page import Page
+from ui.widgets.summary_box import SummaryBox
 from ui.probes.books_chooser import BooksChooser
 from ui.widgets.progress_row import ProgressRow
 from ui.probes.results import ResultsPanel
@@ -71,14 +69,13 @@ def extraction_workers(books: int) -> int:
 class ProbesPage(Page):
     def __init__(self, ops, parent=None):
         super().__init__(ops, parent)
-        self.operation: Operation | None = None
+        self.work = ops.slot(self)  # extracting, estimating, running, importing: one at a time
+        self.work.busy_changed.connect(self._update_busy)
+        self.reading = ops.slot(self)  # the background read of the results tables
         self.template_dialog: TemplateDialog | None = None
         self.last_result = None
-        self._queued_plan: ProbePlan | None = None
         self._project_shown = None
         self._about: dict[tuple[str, int], str] = {}  # (project, run id) -> what the run was about
-        self._results_op: Operation | None = None  # the background read of the results tables
-        self._results_stale = False
         self._books_refreshed = 0.0
         self._live_timer = QTimer(self)
         self._live_timer.setSingleShot(True)
@@ -106,18 +103,8 @@ class ProbesPage(Page):
         top.setStretchFactor(1, 2)
         top.setChildrenCollapsible(False)
 
-        self.progress = ProgressRow()
-        self.summary = QLabel("")
-        self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        dismiss = QPushButton("Dismiss")
-        dismiss.clicked.connect(self.hide_summary)
-        self.summary_box = QFrame()
-        self.summary_box.setFrameShape(QFrame.Shape.StyledPanel)
-        summary_layout = QHBoxLayout(self.summary_box)
-        summary_layout.addWidget(self.summary, 1)
-        summary_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
-        self.summary_box.hide()
+        self.progress = ProgressRow(self.work)
+        self.summary = SummaryBox()
 
         self.results = ResultsPanel()
         self.results.continue_requested.connect(self.continue_run)
@@ -141,7 +128,7 @@ class ProbesPage(Page):
         layout = QVBoxLayout(self)
         layout.addWidget(self.hint)
         layout.addWidget(self.progress)
-        layout.addWidget(self.summary_box)
+        layout.addWidget(self.summary)
         layout.addWidget(self.splitter, 1)
 
     # ------------------------------------------------------------------ reloading
@@ -151,15 +138,18 @@ class ProbesPage(Page):
         self.splitter.setEnabled(has_project)
         if not has_project:
             self._project_shown = None
+            self.reading.drop()
             self.books.load(None, pd.DataFrame(columns=OVERVIEW_COLUMNS), keep_ticks=False)
             self.settings.load_models([])
             self.settings.show_preview("")
             self.results.show_accuracy(pd.DataFrame(columns=BOOK_COLUMNS))
             self.results.show_runs(pd.DataFrame(columns=RUN_COLUMNS))
-            self.hide_summary()
+            self.summary.hide()
             return
         changed = self._project_shown is not self.project
         self._project_shown = self.project
+        if changed:
+            self.reading.drop()  # the tables of the project before are not shown here
         self.books.load(self.project, books_overview(self.project), keep_ticks=not changed)
         self.settings.load_models(list_models(self.project))
         self.settings.load_templates(templates_frame(self.project, kind="cloze"))
@@ -203,6 +193,11 @@ class ProbesPage(Page):
             text = str(exc)
         self.settings.show_preview(text)
 
+    @property
+    def operation(self) -> Operation | None:
+        """The page's work under way (an extraction, an estimate, a run, an import), if any."""
+        return self.work.operation
+
     def on_shown(self) -> None:
         if self.operation is None:
             self.refresh()
@@ -214,28 +209,12 @@ class ProbesPage(Page):
         in the background; a reload asked for meanwhile runs once the current one has ended."""
         if self.project is None or self.project.closed:
             return
-        if self._results_op is not None:
-            self._results_stale = True
-            return
         project = self.project
-
-        def read(state):
-            return project, book_accuracy(project), cloze_runs(project)
-
-        self._results_stale = False
-        self._results_op = self.ops.run(read, label="Reading the results", project=project, background_read=True,
-                                        on_done=self._show_results,  # a bound method: dropped if the page is gone
-                                        on_error=self.show_error, on_end=self._results_read)
-
-    def _results_read(self) -> None:
-        self._results_op = None
-        if self._results_stale and self.project is not None and not self.project.closed:
-            self.refresh_results()
+        self.reading.queue(lambda state: (book_accuracy(project), cloze_runs(project)), label="Reading the results",
+                           project=project, background_read=True, on_done=self._show_results, on_error=self.show_error)
 
     def _show_results(self, result: tuple) -> None:
-        project, accuracy, runs = result
-        if project is not self.project:
-            return  # another project was opened meanwhile
+        accuracy, runs = result
         hint = "" if len(accuracy) else ("No answers yet. Extract passages, tick one or more models and press "
                                          "Run probe; the accuracy of each book appears here as answers arrive.")
         self.results.show_accuracy(accuracy, hint)
@@ -259,7 +238,7 @@ class ProbesPage(Page):
         if not self._live_timer.isActive():
             self._live_timer.start()
 
-    def _update_busy(self) -> None:
+    def _update_busy(self, *_) -> None:
         busy = self.operation is not None
         self.settings.set_busy(busy)
         self.results.set_busy(busy)
@@ -267,11 +246,7 @@ class ProbesPage(Page):
 
     # ------------------------------------------------------------------ messages
     def show_summary(self, text: str) -> None:
-        self.summary.setText(text)
-        self.summary_box.show()
-
-    def hide_summary(self) -> None:
-        self.summary_box.hide()
+        self.summary.show_text(text)
 
     def _busy_already(self) -> bool:
         if self.operation is not None:
@@ -316,9 +291,9 @@ class ProbesPage(Page):
             return extract_books(project, ids, settings, workers=workers, replace=replace, state=state)
 
         return self._start(work, f"Extracting passages from {len(ids)} book(s)", on_done=self._extracted,
-                           on_progress=lambda _: self._live_refresh_books())
+                           on_progress=self._live_refresh_books)
 
-    def _live_refresh_books(self) -> None:
+    def _live_refresh_books(self, *_) -> None:
         if self.project is not None and time.monotonic() - self._books_refreshed >= BOOKS_REFRESH_S:
             self._books_refreshed = time.monotonic()
             self.books.load(self.project, books_overview(self.project))
@@ -356,16 +331,17 @@ class ProbesPage(Page):
         if not paid:
             return self._run(plan)
         project = self.project
-        return self._start(lambda state: estimate_costs(project, plan), "Estimating what the run costs",
-                           on_done=lambda estimates: self._confirm_cost(plan, estimates))
+        return self._start(lambda state: (plan, estimate_costs(project, plan)), "Estimating what the run costs",
+                           on_done=self._confirm_cost)
 
-    def _confirm_cost(self, plan: ProbePlan, estimates) -> None:
+    def _confirm_cost(self, estimated: tuple) -> None:
+        plan, estimates = estimated
         text = describe_estimates(estimates)  # shown in the question (and the summary), not squeezed beside Run
         retry = " Only failed answers are asked again, so it will cost less." if plan.retry_failed else ""
         question = (f"This run calls a paid API.\n\n{text}\n\nAnswers already stored (or in the response cache) are "
                     f"not paid for again.{retry} Start the run?")
         if dialogs.ask(self, question):
-            self._queued_plan = plan  # starts as soon as the estimate's operation has ended (``_ended``)
+            self._run(plan)  # in the estimate's place, so the page never looks idle between the question and the run
         else:
             self.show_summary("Nothing was started. " + text.splitlines()[0])
 
@@ -431,10 +407,13 @@ class ProbesPage(Page):
             return jobs.resume_run(project, run_id, state, retry_failed)
 
         label = f"{'Retrying failed answers of' if retry_failed else 'Continuing'} run {run_id}"
-        return self._start(work, label, on_done=lambda report: self.show_summary(
-            f"Run {run_id}: {report.done} of {report.total} answered"
-            + (f", {report.failed} failed." if report.failed else ".") + (f" {report.message}" if report.message else "")),
-            on_partial=self._live_refresh, on_progress=self._live_refresh)
+        return self._start(work, label, on_done=self._continued, on_partial=self._live_refresh,
+                           on_progress=self._live_refresh)
+
+    def _continued(self, report) -> None:
+        self.show_summary(f"Run {report.run_id}: {report.done} of {report.total} answered"
+                          + (f", {report.failed} failed." if report.failed else ".")
+                          + (f" {report.message}" if report.message else ""))
 
     # ------------------------------------------------------------------ importing published results
     def import_dialog(self) -> None:
@@ -456,10 +435,11 @@ class ProbesPage(Page):
         from workbench.probes.cloze.gpt4books import import_gpt4books
 
         project = self.project
-        return self._start(lambda state: import_gpt4books(project, paths, label, state=state),
-                           "Importing published results", on_done=lambda summary: self._imported(summary, label))
+        return self._start(lambda state: (import_gpt4books(project, paths, label, state=state), label),
+                           "Importing published results", on_done=self._imported)
 
-    def _imported(self, summary, label: str) -> None:
+    def _imported(self, imported: tuple) -> None:
+        summary, label = imported
         new = int(summary["new_book"].sum())
         text = f"Imported {int(summary['rows'].sum()):,} answers for {len(summary)} book(s) under '{label}'."
         if new:
@@ -492,26 +472,16 @@ class ProbesPage(Page):
 
     # ------------------------------------------------------------------ one background operation at a time
     def _start(self, work, label: str, *, on_done, on_progress=None, on_partial=None) -> Operation:
-        self.hide_summary()
-        self.operation = self.ops.run(
-            work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
-            on_cancelled=self.show_summary, on_progress=on_progress, on_partial=on_partial, on_end=self._ended,
-        )
-        self.progress.start(self.operation, label)
-        self._update_busy()
-        return self.operation
+        self.summary.hide()
+        return self.work.start(work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
+                               on_cancelled=self.show_summary, on_progress=on_progress, on_partial=on_partial,
+                               on_end=self._ended)
 
     def _failed(self, message: str, details: str) -> None:
         self.show_summary(message)
         self.show_error(message, details)
 
     def _ended(self) -> None:
-        self.operation = None
-        if self._queued_plan is not None and self.project is not None:
-            plan, self._queued_plan = self._queued_plan, None
-            self._run(plan)  # at once, so the page never looks idle between the question and the run
-            return
         self._live_timer.stop()
         if self.project is not None:
             self.refresh()
-        self._update_busy()

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -18,15 +17,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.widgets.cells_table import fill_table
-from ui.widgets.progress_row import ProgressRow
 from ui.rep.views import judge_agreement_view
+from ui.widgets.cells_table import fill_table
+from ui.widgets.page import ProjectView
+from ui.widgets.progress_row import ProgressRow
 from workbench.models.registry import list_models
 from workbench.probes.rep.judge import judges, run_judge
 from workbench.probes.rep.validation import create_validation_tasks, judge_agreement
-
-if TYPE_CHECKING:
-    from ui.rep.page import RepPage
 
 LEXICAL_NOTE = (
     "The word lists need no run: each completion gets the label of the first listed word among its first "
@@ -35,16 +32,18 @@ LEXICAL_NOTE = (
 )
 
 
-class ClassifyTab(QWidget):
-    def __init__(self, page: "RepPage"):
-        super().__init__(page)
-        self.page = page
+class ClassifyTab(ProjectView):
+    judged = Signal(str)  # the judge model that just labelled the completions
+
+    def __init__(self, ops, parent: QWidget | None = None):
+        super().__init__(ops, parent)
+        self.judging = ops.slot(self)
         self.judge = QComboBox()
         self.judge.setObjectName("rep-judge-model")
         self.judge_button = QPushButton("Label every completion with this judge")
         self.judge_button.setObjectName("rep-run-judge")
         self.judge_button.clicked.connect(self.start_judge)
-        self.progress = ProgressRow()
+        self.progress = ProgressRow(self.judging)
         self.task_name = QLineEdit("judge check")
         self.task_name.setObjectName("rep-validation-task")
         self.sample = QSpinBox()
@@ -97,7 +96,7 @@ class ClassifyTab(QWidget):
         layout.addWidget(self.agreement, 1)
 
     def refresh(self) -> None:
-        project = self.page.project
+        project = self.project
         current = self.judge.currentText()
         self.judge.clear()
         if project is None:
@@ -108,40 +107,41 @@ class ClassifyTab(QWidget):
             self.judge.setCurrentText(current or used[-1])
 
     def start_judge(self) -> None:
-        project = self.page.require_project()
+        project = self.require_project()
         judge = self.judge.currentText()
-        if project is None or self.progress.busy:
+        if project is None or self.judging.busy:
             return
         if not judge:
-            self.page.show_info("Add a model to use as the judge first (Models page).")
+            self.show_info("Add a model to use as the judge first (Models page).")
             return
-        operation = self.page.ops.run(lambda state: run_judge(project, judge, state=state),
-                                      label=f"Labelling completions with {judge}", project=project,
-                                      on_done=lambda _r: self.page.results_changed(judge),
-                                      on_error=self.page.show_error)
-        self.progress.start(operation, f"Judge {judge}:")
+        self.judging.start(lambda state: (judge, run_judge(project, judge, state=state)),
+                           label=f"Labelling completions with {judge}", project=project, on_done=self._judged,
+                           on_error=self.show_error)
+
+    def _judged(self, result) -> None:
+        judge, _report = result
+        self.judged.emit(judge)
 
     def create_tasks(self) -> None:
-        project = self.page.require_project()
+        project = self.require_project()
         if project is None:
             return
         name, size = self.task_name.text().strip(), self.sample.value()
-        self.page.ops.run(lambda state: create_validation_tasks(project, name, sample=size),
-                          label="Creating validation tasks", project=project, on_error=self.page.show_error,
-                          on_done=self._tasks_created)
+        self.ops.run(lambda state: create_validation_tasks(project, name, sample=size),
+                     label="Creating validation tasks", project=project, on_error=self.show_error,
+                     on_done=self._tasks_created)
 
     def _tasks_created(self, tasks) -> None:
         names = ", ".join(f"'{t.name}'" for t in tasks)
         self.message.setText(f"Created {names}. Annotators label them on the Annotate page; then compare here.")
 
     def compute_agreement(self) -> None:
-        project = self.page.require_project()
+        project = self.require_project()
         if project is None:
             return
         name = self.task_name.text().strip()
-        self.page.ops.run(lambda state: judge_agreement(project, name), label="Comparing the judge with people",
-                          project=project, on_error=self.page.show_error,
-                          on_done=self._show_agreement)
+        self.ops.run(lambda state: judge_agreement(project, name), label="Comparing the judge with people",
+                     project=project, on_error=self.show_error, on_done=self._show_agreement)
 
     def _show_agreement(self, frame) -> None:
         fill_table(self.agreement, judge_agreement_view(frame))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -41,11 +41,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.widgets.cells_table import fill_table
 from ui.rep.book_choice import BookChoice
 from ui.rep.finetune_dialog import FinetuneDialog
-from ui.widgets.progress_row import ProgressRow
 from ui.rep.runs_tab import checked, fill_checklist
+from ui.widgets.cells_table import fill_table
+from ui.widgets.page import ProjectView
+from ui.widgets.progress_row import ProgressRow
+from ui.widgets.table_style import one_line_rows
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.entities import (
@@ -55,7 +57,6 @@ from workbench.probes.rep.run import SamplingSettings
 from workbench.probes.rep.sets import current_sets
 
 if TYPE_CHECKING:
-    from ui.rep.page import RepPage
     from workbench.jobs import JobReport
 
 ALL_PROMPTS = "all"
@@ -164,10 +165,13 @@ def entities_of(row: pd.Series) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- the tab
-class EntitiesTab(QWidget):
-    def __init__(self, page: "RepPage"):
-        super().__init__(page)
-        self.page = page
+class EntitiesTab(ProjectView):
+    completions_added = Signal()  # a run or a comparison ended: the runs list may have grown
+
+    def __init__(self, ops, parent: QWidget | None = None):
+        super().__init__(ops, parent)
+        self.work = ops.slot(self)
+        self.work.busy_changed.connect(self._set_busy)
         self.result = EepResult()
         self.shown_rows = pd.DataFrame()  # the completions listed in the responses table
         self.models = QListWidget()
@@ -211,7 +215,7 @@ class EntitiesTab(QWidget):
         self.finetune_button.setToolTip("Write training data for a decade model from books (chat JSON lines).")
         self.finetune_button.clicked.connect(self.open_finetune)
         self.finetune_dialog: FinetuneDialog | None = None
-        self.progress = ProgressRow()
+        self.progress = ProgressRow(self.work)
         self.status = QLabel("Tick models, choose the books, and run the prompts (or compare completions already "
                              "stored).")
         self.status.setObjectName("rep-eep-status")
@@ -239,12 +243,9 @@ class EntitiesTab(QWidget):
     def _table(name: str) -> QTableWidget:
         table = QTableWidget()
         table.setObjectName(name)
+        one_line_rows(table)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.verticalHeader().hide()
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
-        table.setWordWrap(False)
         return table
 
     def _layout(self) -> None:
@@ -316,7 +317,7 @@ class EntitiesTab(QWidget):
 
     # ------------------------------------------------------------------ loading
     def refresh(self) -> None:
-        project = self.page.project
+        project = self.project
         keep_models = set(checked(self.models))
         current_set = self.eep_set.currentData()
         self.books.refresh(project)
@@ -348,7 +349,7 @@ class EntitiesTab(QWidget):
 
     def _show_stems(self, *_args) -> None:
         self.stems.clear()
-        project, name = self.page.project, self.eep_set.currentData()
+        project, name = self.project, self.eep_set.currentData()
         if project is None or not name:
             return
         stored = next((s for s in current_sets(project, "eep") if s.name == name), None)
@@ -363,21 +364,21 @@ class EntitiesTab(QWidget):
 
     # ------------------------------------------------------------------ running
     def start(self, run_models: bool) -> None:
-        project = self.page.require_project()
-        if project is None or self.progress.busy:
+        project = self.require_project()
+        if project is None or self.work.busy:
             return
         models = checked(self.models)
         tag, book_set = self.books.choice()
         if run_models and not models:
-            self.page.show_info("Tick at least one model to run the prompts on.")
+            self.show_info("Tick at least one model to run the prompts on.")
             return
         if not (tag or book_set):
-            self.page.show_info("Choose the books to compare with: a tag such as decade=1950s, or a book set.")
+            self.show_info("Choose the books to compare with: a tag such as decade=1950s, or a book set.")
             return
         if run_models:
             imported = [m.label for m in list_models(project) if m.label in models and m.backend == "external"]
             if imported:
-                self.page.show_info(f"{', '.join(imported)} holds imported results and cannot be run. Untick it, "
+                self.show_info(f"{', '.join(imported)} holds imported results and cannot be run. Untick it, "
                                     "or use 'Compare stored completions'.")
                 return
         set_name = self.eep_set.currentData() or "eep"
@@ -397,18 +398,16 @@ class EntitiesTab(QWidget):
                              reports)
 
         label = f"Entity prompts on {len(models)} model(s)" if run_models else "Comparing completions with books"
-        operation = self.page.ops.run(work, label=label, project=project, on_done=self.show_result,
-                                      on_error=self.page.show_error, on_cancelled=self.status.setText,
-                                      on_end=self._ended)
-        self.progress.start(operation, f"{label}:")
+        self.work.start(work, label=label, project=project, on_done=self.show_result, on_error=self.show_error,
+                        on_cancelled=self.status.setText, on_end=self._ended)
         self.status.setText(f"Working: {label.lower()} …")
-        self.run_button.setEnabled(False)
-        self.compare_button.setEnabled(False)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.run_button.setEnabled(not busy)
+        self.compare_button.setEnabled(not busy)
 
     def _ended(self) -> None:
-        self.run_button.setEnabled(True)
-        self.compare_button.setEnabled(True)
-        self.page.runs_tab.refresh()
+        self.completions_added.emit()
         self.refresh()
 
     def show_result(self, result: EepResult) -> None:
@@ -483,11 +482,11 @@ class EntitiesTab(QWidget):
 
     # ------------------------------------------------------------------ fine-tuning data
     def open_finetune(self) -> None:
-        project = self.page.require_project()
+        project = self.require_project()
         if project is None:
             return
         if self.finetune_dialog is None:
-            self.finetune_dialog = FinetuneDialog(self.page, self)
+            self.finetune_dialog = FinetuneDialog(self.ops, self)
         tag, book_set = self.books.choice()
         self.finetune_dialog.prepare(project, tag, book_set)
         self.finetune_dialog.open()

@@ -31,7 +31,7 @@ from ui.widgets.progress_row import ProgressRow
 from workbench.probes.rep.finetune import DEFAULT_INSTRUCTION, FinetuneReport, FinetuneSettings, export_finetune
 
 if TYPE_CHECKING:
-    from ui.rep.page import RepPage
+    from ui.background import BackgroundOps
     from workbench.project import Project
 
 JSONL_FILES = "JSON lines (*.jsonl)"
@@ -49,9 +49,10 @@ def file_stem(tag: str | None, book_set: str | None) -> str:
 
 
 class FinetuneDialog(QDialog):
-    def __init__(self, page: "RepPage", parent: QWidget | None = None):
+    def __init__(self, ops: "BackgroundOps", parent: QWidget | None = None):
         super().__init__(parent)
-        self.page = page
+        self.writing = ops.slot(self)
+        self.writing.busy_changed.connect(self._set_busy)
         self.project: "Project | None" = None
         self.setObjectName("rep-finetune-dialog")
         self.setWindowTitle("Fine-tuning data for a decade model")
@@ -79,7 +80,7 @@ class FinetuneDialog(QDialog):
         self.out.setObjectName("rep-finetune-out")
         self.browse_button = QPushButton("Choose…")
         self.browse_button.clicked.connect(self.choose_file)
-        self.progress = ProgressRow()
+        self.progress = ProgressRow(self.writing)
         self.result = QLabel("")
         self.result.setObjectName("rep-finetune-result")
         self.result.setWordWrap(True)
@@ -145,7 +146,7 @@ class FinetuneDialog(QDialog):
 
     def write(self) -> None:
         project = self.project
-        if project is None or self.progress.busy:
+        if project is None or self.writing.busy:
             return
         tag, book_set = self.books.choice()
         out = self.output_path()
@@ -160,13 +161,12 @@ class FinetuneDialog(QDialog):
         self.out.setText(str(out))
         settings = self.settings()
         self.result.setText("")
-        operation = self.page.ops.run(
+        self.writing.start(
             lambda state: export_finetune(project, out, tag=tag, book_set=book_set, settings=settings, state=state),
-            label="Writing fine-tuning data", project=project, on_done=self._written,
-            on_error=lambda message, details: dialogs.show_error(self, message, details),
-            on_cancelled=self.result.setText, on_end=lambda: self.write_button.setEnabled(True))
-        self.write_button.setEnabled(False)
-        self.progress.start(operation, "Passages:")
+            label="Writing fine-tuning data", project=project, on_done=self._written, on_cancelled=self.result.setText)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.write_button.setEnabled(not busy)
 
     def _written(self, report: FinetuneReport) -> None:
         books = f"{report.books} book{'s' if report.books != 1 else ''}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import pandas as pd
 from PySide6.QtCore import Qt
@@ -21,18 +20,16 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.widgets.cells_table import fill_table
 from ui.rep import views
 from ui.rep.plots import RepPlot
+from ui.widgets.cells_table import fill_table
+from ui.widgets.page import ProjectView
 from ui.widgets.table_filling import filling
 from workbench.errors import UserError
 from workbench.export.registry import export_chart, write_csv
 from workbench.probes.rep import stats
 from workbench.probes.rep.charts import decade_shares_from_counts, heatmap_from_counts, trends_from_counts
 from workbench.probes.rep.classify import LEXICAL, classifier_choices, select_responses
-
-if TYPE_CHECKING:
-    from ui.rep.page import RepPage
 
 VIEWS = {  # title -> registered chart name
     "Shares by decade (stacked bars)": "rep-decade-shares",
@@ -103,9 +100,11 @@ def chart_key(chart: str, frame: pd.DataFrame | str) -> str | None:
 
 @dataclass
 class Computed:
-    """One background count: the counts, the completions behind them, the role names, and the table and
-    chart the tab was showing when it was asked for (so nothing heavy is left for the GUI thread)."""
+    """One background count: the classifier, the counts, the completions behind them, the role names, and
+    the table and chart the tab was showing when it was asked for (so nothing heavy is left for the GUI
+    thread)."""
 
+    classifier: str
     counts: pd.DataFrame
     classified: pd.DataFrame
     names: dict[tuple[str, str], str]
@@ -118,19 +117,31 @@ class Computed:
 def compute_results(project, classifier: str, table_choice: str, chart: str, option: str | None) -> Computed:
     counts, classified = stats.counts_and_responses(project, classifier)
     names = views.role_names(classified)
-    return Computed(counts, classified, names, table_choice, table_of(counts, table_choice, names), chart,
-                    chart_frame_of(counts, chart, option, classifier))
+    return Computed(classifier, counts, classified, names, table_choice, table_of(counts, table_choice, names),
+                    chart, chart_frame_of(counts, chart, option, classifier))
 
 
-class ResultsTab(QWidget):
-    def __init__(self, page: "RepPage"):
-        super().__init__(page)
-        self.page = page
+@dataclass
+class ComputedTable:
+    """One table computed on a worker for the counts on show."""
+
+    choice: str
+    table: tuple[pd.DataFrame, pd.DataFrame]
+
+
+def compute_table(counts: pd.DataFrame, choice: str, names: dict[tuple[str, str], str]) -> ComputedTable:
+    return ComputedTable(choice, table_of(counts, choice, names))
+
+
+class ResultsTab(ProjectView):
+    def __init__(self, ops, parent: QWidget | None = None):
+        super().__init__(ops, parent)
+        self.counting = ops.slot(self)  # classify and count: a recount replaces the one under way
+        self.table_work = ops.slot(self)  # one table computed for the counts on show
         self.counts = pd.DataFrame()
         self.classified = pd.DataFrame()
         self.names: dict[tuple[str, str], str] = {}  # (demographic, role) -> the role's name
         self.computed_for: str | None = None
-        self._request = 0  # only the newest computation is shown
         # for the counts shown: table choice -> (frame, view); (chart, option) -> frame or why there is none
         self._tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]] = {}
         self._charts: dict[tuple[str, str], pd.DataFrame | str] = {}
@@ -231,7 +242,7 @@ class ResultsTab(QWidget):
         return self.classifier.currentData() or LEXICAL
 
     def refresh(self) -> None:
-        project = self.page.project
+        project = self.project
         current = self.classifier.currentData()
         self.classifier.blockSignals(True)
         self.classifier.clear()
@@ -250,25 +261,24 @@ class ResultsTab(QWidget):
 
     def compute(self) -> None:
         """Classify and count in the background, with the table and chart on show; draw when done."""
-        project = self.page.project
+        project = self.project
         if project is None:
+            self.counting.drop()
+            self.table_work.drop()
+            self.table_status.hide()
             self.counts, self.classified = pd.DataFrame(), pd.DataFrame()
             self._tables, self._charts = {}, {}
             self.plot.show_message("Open a project to see REP results.")
             return
         classifier = self.classifier_key()
-        self._request += 1
-        request = self._request
         choice, chart, option = self.table_choice.currentText(), self.chart_name(), self._chart_option()
-        self.page.ops.run(lambda state: compute_results(project, classifier, choice, chart, option),
-                          label="Counting REP results", project=project, background_read=True,
-                          on_error=self.page.show_error,
-                          on_done=lambda result: self._computed(request, classifier, result))
+        self.counting.start(lambda state: compute_results(project, classifier, choice, chart, option),
+                            label="Counting REP results", project=project, background_read=True,
+                            on_error=self.show_error, on_done=self._computed)
 
-    def _computed(self, request: int, classifier: str, result: Computed) -> None:
-        if request != self._request:
-            return
-        counts, classified = result.counts, result.classified
+    def _computed(self, result: Computed) -> None:
+        self.table_work.drop()  # a table still computed for the counts before would not fit these
+        classifier, counts, classified = result.classifier, result.counts, result.classified
         self.counts, self.classified, self.computed_for = counts, classified, classifier
         self.names = result.names
         self.plot.role_names = self.names
@@ -380,24 +390,21 @@ class ResultsTab(QWidget):
     def show_table(self) -> None:
         """Show the chosen table: at once when it is computed, else after a worker has computed it."""
         choice = self.table_choice.currentText()
-        if choice in self._tables or self.counts.empty or self.page.project is None:
+        if choice in self._tables or self.counts.empty or self.project is None:
+            self.table_work.drop()  # the table on show is the one chosen last
             self._show_table(choice, self._table(choice)[1])
             return
         counts, names = self.counts, self.names
         self.table_status.setText(f"Computing “{choice}”…")
         self.table_status.show()
         self.table.setRowCount(0)  # not the previous table's rows under this table's name
-        self.page.ops.run(lambda state: table_of(counts, choice, names), label="Computing REP statistics",
-                          project=self.page.project, background_read=True, on_error=self.page.show_error,
-                          on_done=lambda table: self._table_computed(counts, choice, table))
+        self.table_work.start(lambda state: compute_table(counts, choice, names), label="Computing REP statistics",
+                              project=self.project, background_read=True, on_error=self.show_error,
+                              on_done=self._table_computed)
 
-    def _table_computed(self, counts: pd.DataFrame, choice: str,
-                        table: tuple[pd.DataFrame, pd.DataFrame]) -> None:
-        if counts is not self.counts:  # counted again meanwhile: that count brings its own tables
-            return
-        self._tables[choice] = table
-        if choice == self.table_choice.currentText():
-            self._show_table(choice, table[1])
+    def _table_computed(self, computed: ComputedTable) -> None:
+        self._tables[computed.choice] = computed.table
+        self._show_table(computed.choice, computed.table[1])
 
     def _show_table(self, choice: str, view: pd.DataFrame) -> None:
         self.table_status.hide()
@@ -432,13 +439,15 @@ class ResultsTab(QWidget):
             self.export_figure(path)
 
     def export_figure(self, path: str) -> None:
-        project = self.page.require_project()
+        project = self.require_project()
         if project is None:
             return
         name, options = self.chart_name(), self.chart_options()
-        self.page.ops.run(lambda state: export_chart(project, name, path, **options), label="Exporting the figure",
-                          project=project, on_error=self.page.show_error,
-                          on_done=lambda paths: self.summary.setText("Wrote " + " and ".join(map(str, paths)) + "."))
+        self.ops.run(lambda state: export_chart(project, name, path, **options), label="Exporting the figure",
+                     project=project, on_error=self.show_error, on_done=self._figure_written)
+
+    def _figure_written(self, paths) -> None:
+        self.summary.setText("Wrote " + " and ".join(map(str, paths)) + ".")
 
     def export_table_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export the table", "rep-table.csv", "CSV (*.csv)")
@@ -448,26 +457,23 @@ class ResultsTab(QWidget):
     def export_table(self, path: str) -> None:
         """Write the chosen table, as computed (shares as fractions, both interval ends), to a CSV file."""
         choice = self.table_choice.currentText()
-        if choice in self._tables or self.counts.empty or self.page.project is None:
+        if choice in self._tables or self.counts.empty or self.project is None:
             self._write_table(self._table(choice)[0], path)
             return
-        counts, names = self.counts, self.names
+        counts = self.counts
+        self.ops.run(lambda state: (table_frame_of(counts, choice), path), label="Computing REP statistics",
+                     project=self.project, on_error=self.show_error, on_done=self._table_for_file)
 
-        def written(table: tuple[pd.DataFrame, pd.DataFrame]) -> None:
-            if counts is self.counts:
-                self._tables.setdefault(choice, table)
-            self._write_table(table[0], path)
-
-        self.page.ops.run(lambda state: table_of(counts, choice, names), label="Computing REP statistics",
-                          project=self.page.project, on_error=self.page.show_error, on_done=written)
+    def _table_for_file(self, result: tuple[pd.DataFrame, str]) -> None:
+        self._write_table(*result)
 
     def _write_table(self, frame: pd.DataFrame, path: str) -> None:
         try:
             write_csv(frame, path)
         except UserError as exc:
-            self.page.show_error(str(exc))
+            self.show_error(str(exc))
             return
         except OSError as exc:
-            self.page.show_error(f"Could not write {path}: {exc.strerror or exc}. Choose another folder or name.")
+            self.show_error(f"Could not write {path}: {exc.strerror or exc}. Choose another folder or name.")
             return
         self.summary.setText(f"Wrote {path}.")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
@@ -21,17 +19,15 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.widgets.cells_table import fill_table
-from ui.widgets.progress_row import ProgressRow
 from ui.rep.views import runs_view
+from ui.widgets.cells_table import fill_table
+from ui.widgets.page import ProjectView
+from ui.widgets.progress_row import ProgressRow
 from workbench import jobs
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.run import SamplingSettings, run_rep
 from workbench.probes.rep.sets import current_sets
-
-if TYPE_CHECKING:
-    from ui.rep.page import RepPage
 
 RUN_KINDS = ("rep", "rep-judge", "rep-eep")
 
@@ -52,10 +48,12 @@ def fill_checklist(widget: QListWidget, entries: list[tuple[str, str]], keep: se
         widget.addItem(item)
 
 
-class RunsTab(QWidget):
-    def __init__(self, page: "RepPage"):
-        super().__init__(page)
-        self.page = page
+class RunsTab(ProjectView):
+    completions_added = Signal()  # a run ended: the results count again
+
+    def __init__(self, ops, parent: QWidget | None = None):
+        super().__init__(ops, parent)
+        self.work = ops.slot(self)
         self.models = QListWidget()
         self.models.setObjectName("rep-run-models")
         self.demographics = QListWidget()
@@ -75,7 +73,7 @@ class RunsTab(QWidget):
         self.start_button = QPushButton("Run the prompts")
         self.start_button.setObjectName("rep-start-run")
         self.start_button.clicked.connect(self.start)
-        self.progress = ProgressRow()
+        self.progress = ProgressRow(self.work)
         self.runs = QTableWidget()
         self.runs.setObjectName("rep-runs")
         self.runs.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -112,7 +110,7 @@ class RunsTab(QWidget):
         layout.addWidget(self.runs, 3)
 
     def refresh(self) -> None:
-        project = self.page.project
+        project = self.project
         keep_models, keep_sets = set(checked(self.models)), set(checked(self.demographics))
         if project is None:
             self.models.clear()
@@ -141,12 +139,12 @@ class RunsTab(QWidget):
                                 max_tokens=self.max_tokens.value(), seed=self.seed.value())
 
     def start(self) -> None:
-        project = self.page.require_project()
-        if project is None or self.progress.busy:
+        project = self.require_project()
+        if project is None or self.work.busy:
             return
         models, demographics = checked(self.models), checked(self.demographics)
         if not models or not demographics:
-            self.page.show_info("Tick at least one model and one demographic to run.")
+            self.show_info("Tick at least one model and one demographic to run.")
             return
         settings = self.settings()
 
@@ -157,13 +155,11 @@ class RunsTab(QWidget):
                 reports.append(run_rep(project, model, demographics, settings, state))
             return reports
 
-        operation = self.page.ops.run(work, label="Running REP prompts", project=project, on_done=self._done,
-                                      on_error=self.page.show_error, on_cancelled=lambda _m: self.refresh(),
-                                      on_end=self.refresh)
-        self.progress.start(operation, f"{len(models)} model(s):")
+        self.work.start(work, label=f"Running REP prompts on {len(models)} model(s)", project=project,
+                        on_done=self._done, on_error=self.show_error, on_end=self.refresh)
 
     def _done(self, reports) -> None:
         stopped = [r.message for r in reports if r.status != "done"]
         if stopped:
-            self.page.show_info(" ".join(stopped))
-        self.page.results_changed()
+            self.show_info(" ".join(stopped))
+        self.completions_added.emit()

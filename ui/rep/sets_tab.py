@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import pandas as pd
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -25,14 +24,12 @@ from PySide6.QtWidgets import (
 
 from ui import wording
 from ui.widgets.cells_table import fill_table
+from ui.widgets.page import ProjectView
 from workbench.errors import UserError
 from workbench.probes.rep.lexical import rules_frame
 from workbench.probes.rep.sets import (
     current_sets, export_set_file, get_set, import_set_file, reset_to_shipped, save_set, shipped_sets,
 )
-
-if TYPE_CHECKING:
-    from ui.rep.page import RepPage
 
 SET_FILES = "REP set files (*.toml);;All files (*)"
 ORIGINS = {"shipped": "shipped with Palimpsest", "user": "edited in this project", "imported": "imported from a file"}
@@ -42,15 +39,18 @@ HEADERS = {"key": "Key", "name": "Name", "stem": "Stem", "label": "Label", "word
 def fill_wrapped(table: QTableWidget, frame: pd.DataFrame) -> None:
     """A table whose last (long text) column takes the remaining width and wraps."""
     fill_table(table, frame, HEADERS)
+    table.setWordWrap(True)  # fill_table writes one line per row
     if frame.shape[1]:
+        table.horizontalHeader().setStretchLastSection(False)  # it would keep the column's width; Stretch fits it
         table.horizontalHeader().setSectionResizeMode(frame.shape[1] - 1, QHeaderView.ResizeMode.Stretch)
-    table.resizeRowsToContents()
+    table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # at any width
 
 
-class SetsTab(QWidget):
-    def __init__(self, page: "RepPage"):
-        super().__init__(page)
-        self.page = page
+class SetsTab(ProjectView):
+    sets_changed = Signal()  # a set was saved or imported: the runs and entity prompts offer it
+
+    def __init__(self, ops, parent: QWidget | None = None):
+        super().__init__(ops, parent)
         self.sets = QListWidget()
         self.sets.setObjectName("rep-sets")
         self.sets.setMinimumWidth(170)
@@ -121,7 +121,7 @@ class SetsTab(QWidget):
 
     # ------------------------------------------------------------------ loading
     def refresh(self, select: str | None = None) -> None:
-        project = self.page.project
+        project = self.project
         current = select or (self.sets.currentItem().data(Qt.ItemDataRole.UserRole) if self.sets.currentItem() else None)
         self.sets.clear()
         self.editor.clear()
@@ -143,7 +143,7 @@ class SetsTab(QWidget):
         return item.data(Qt.ItemDataRole.UserRole) if item else None
 
     def _show_current(self, *_args) -> None:
-        name, project = self.current_name(), self.page.project
+        name, project = self.current_name(), self.project
         if name is None or project is None:
             return
         stored = get_set(project, name)
@@ -161,7 +161,7 @@ class SetsTab(QWidget):
 
     # ------------------------------------------------------------------ actions
     def save(self) -> None:
-        project = self.page.project
+        project = self.project
         if project is None:
             return
         try:
@@ -170,7 +170,7 @@ class SetsTab(QWidget):
             self._show_problem(str(exc))
             return
         self.refresh(select=stored.name)
-        self.page.sets_changed()
+        self.sets_changed.emit()
         self.status.setText(f"Saved as version {stored.version}. New runs use it; earlier runs keep theirs.")
 
     def _show_problem(self, message: str) -> None:
@@ -185,7 +185,7 @@ class SetsTab(QWidget):
             self.editor.centerCursor()
 
     def reset(self) -> None:
-        name, project = self.current_name(), self.page.project
+        name, project = self.current_name(), self.project
         if name and project is not None:
             self.refresh(select=reset_to_shipped(project, name).name)
 
@@ -195,7 +195,7 @@ class SetsTab(QWidget):
             self.import_file(path)
 
     def import_file(self, path: str) -> None:
-        project = self.page.project
+        project = self.project
         if project is None:
             return
         try:
@@ -204,10 +204,10 @@ class SetsTab(QWidget):
             self._show_problem(str(exc))
             return
         self.refresh(select=stored.name)
-        self.page.sets_changed()
+        self.sets_changed.emit()
 
     def export_dialog(self) -> None:
-        name, project = self.current_name(), self.page.project
+        name, project = self.current_name(), self.project
         if name is None or project is None:
             return
         path, _ = QFileDialog.getSaveFileName(self, "Export the set", f"{name}.toml", SET_FILES)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.widgets.table_filling import filling
+from ui.widgets.table_style import one_line_rows
 from workbench.corpus.library import books_matching, parse_tags
 from workbench.errors import UserError
 
@@ -84,14 +85,9 @@ class BookTicks(QWidget):
         self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
         for column, tip in self.TOOLTIPS.items():
             self.table.horizontalHeaderItem(column).setToolTip(tip)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        one_line_rows(self.table)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(self.STRETCH_COLUMN, QHeaderView.ResizeMode.Stretch)
         for column in self.INTERACTIVE_COLUMNS:

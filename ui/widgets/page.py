@@ -1,4 +1,7 @@
-"""What every page has: the open project (or none), the window's background helper, messages."""
+"""What every page has: the open project (or none), the window's background helper, messages.
+
+``ProjectView`` is that much alone, for the parts of a page that are views of the project themselves
+(the tabs of the Bias page); ``Page`` adds what the window asks of a page."""
 
 from __future__ import annotations
 
@@ -14,40 +17,19 @@ if TYPE_CHECKING:
     from workbench.project import Project
 
 
-class Page(QWidget):
-    key = ""
-    title = ""
-    blinded_changed = Signal()  # emitted when ``blinded`` may have changed
-
-    @property
-    def blinded(self) -> bool:
-        """True while the page shows a blinded annotation session: the window then shows no project or file
-        name anywhere (title, recent files, status bar), since they may name books or study conditions."""
-        return False
-
+class ProjectView(QWidget):
     def __init__(self, ops: "BackgroundOps", parent: QWidget | None = None):
         super().__init__(parent)
         self.ops = ops
         self.project: "Project | None" = None
 
     def set_project(self, project: "Project | None") -> None:
-        """Called when a project is opened or closed. Pages reload their views here."""
+        """Called when a project is opened or closed. Views reload here."""
         self.project = project
         self.refresh()
 
     def refresh(self) -> None:
         """Reload from the project (cheap queries only; long work goes through ``self.ops``)."""
-
-    def on_shown(self) -> None:
-        """Called each time the page becomes the visible one."""
-
-    def window_title(self, project_name: str) -> str:
-        """What the window title shows while this page is visible (blinded pages hide the project)."""
-        return f"{project_name} — Palimpsest" if project_name else "Palimpsest"
-
-    def can_leave(self) -> bool:
-        """False to keep the user on this page (e.g. unsaved edits they chose to keep)."""
-        return True
 
     def show_error(self, message: str, details: str = "") -> None:
         dialogs.show_error(self, message, details)
@@ -59,4 +41,27 @@ class Page(QWidget):
         if self.project is None:
             self.show_info("Open or create a project first (File menu).")
         return self.project
+
+
+class Page(ProjectView):
+    key = ""
+    title = ""
+    blinded_changed = Signal()  # emitted when ``blinded`` may have changed
+
+    @property
+    def blinded(self) -> bool:
+        """True while the page shows a blinded annotation session: the window then shows no project or file
+        name anywhere (title, recent files, status bar), since they may name books or study conditions."""
+        return False
+
+    def on_shown(self) -> None:
+        """Called each time the page becomes the visible one."""
+
+    def window_title(self, project_name: str) -> str:
+        """What the window title shows while this page is visible (blinded pages hide the project)."""
+        return f"{project_name} — Palimpsest" if project_name else "Palimpsest"
+
+    def can_leave(self) -> bool:
+        """False to keep the user on this page (e.g. unsaved edits they chose to keep)."""
+        return True
 

@@ -1,15 +1,22 @@
-"""The progress row every page uses: what is running, a progress bar, the time left and Cancel."""
+"""The progress row every page uses: what is running, a progress bar, the time left and Cancel.
+
+A row follows a widget's ``OperationSlot`` (``ProgressRow(slot)``: it shows whichever operation is the
+slot's current one and hides when the slot is idle), or one operation on its own (``row.watch(op)``, as
+the Jobs page lists every running operation).
+"""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from ui.background import Operation
+from ui.background import Operation, OperationSlot
 from workbench.progress import Progress, describe_duration
+
+CANCEL_TIP = "Stop after the work in flight; everything finished is kept"
 
 
 class ProgressRow(QWidget):
-    def __init__(self, parent=None):
+    def __init__(self, slot: OperationSlot | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.operation: Operation | None = None
         self.label = QLabel("")
@@ -19,7 +26,7 @@ class ProgressRow(QWidget):
         # room for the longest usual wording, so the bar does not jump (or cut the text) as it changes
         self.eta.setMinimumWidth(self.eta.fontMetrics().horizontalAdvance("about 59 minutes left") + 8)
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop after the answers in flight; everything finished is kept")
+        self.cancel_button.setToolTip(CANCEL_TIP)
         self.cancel_button.clicked.connect(self.cancel)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -28,30 +35,28 @@ class ProgressRow(QWidget):
         layout.addWidget(self.eta)
         layout.addWidget(self.cancel_button)
         self.hide()
+        if slot is not None:
+            slot.started.connect(self.start)
+            slot.progressed.connect(self.update_progress)
+            slot.busy_changed.connect(self._busy_changed)
 
-    @property
-    def busy(self) -> bool:
-        return self.operation is not None
+    def watch(self, operation: Operation) -> None:
+        """Show ``operation`` alone until it ends (the row is not tied to a slot)."""
+        self.start(operation)
+        operation.progressed.connect(self.update_progress)
+        operation.ended.connect(self.finish)
+        if operation.last_progress is not None:
+            self.update_progress(operation.last_progress)
 
-    def start(self, operation: Operation, label: str) -> None:
+    def start(self, operation: Operation) -> None:
         self.operation = operation
-        self.label.setText(label)
+        self.label.setText(operation.label)
         self.eta.setText("")
         self.bar.setRange(0, 0)  # busy until the first report says how much there is
         self.bar.setFormat("Starting…")
+        self.cancel_button.setText("Cancel")
         self.cancel_button.setEnabled(True)
-        operation.progressed.connect(lambda progress, op=operation: self._progressed(op, progress))
-        operation.ended.connect(lambda op=operation: self._ended(op))
         self.show()
-
-    # an ended operation's last signals may arrive after the next one started: only the current one counts
-    def _progressed(self, operation: Operation, progress: Progress) -> None:
-        if operation is self.operation:
-            self.update_progress(progress)
-
-    def _ended(self, operation: Operation) -> None:
-        if operation is self.operation:
-            self.finish()
 
     def set_label(self, text: str) -> None:
         self.label.setText(text)
@@ -62,13 +67,19 @@ class ProgressRow(QWidget):
             self.bar.setValue(progress.done)
         failed = f" · {progress.failed} failed" if progress.failed else ""
         self.bar.setFormat((progress.message or "%v of %m") + failed)
-        self.eta.setText("" if progress.eta_seconds is None else f"{describe_duration(progress.eta_seconds)} left")
+        if self.cancel_button.isEnabled():  # once stopping, the row says so until the end
+            self.eta.setText("" if progress.eta_seconds is None else f"{describe_duration(progress.eta_seconds)} left")
 
     def cancel(self) -> None:
         if self.operation is not None:
             self.operation.cancel()
             self.cancel_button.setEnabled(False)
-            self.eta.setText("Stopping after the work in flight…")
+            self.cancel_button.setText("Stopping…")
+            self.eta.setText("after the work in flight")
+
+    def _busy_changed(self, busy: bool) -> None:
+        if not busy:
+            self.finish()
 
     def finish(self) -> None:
         self.operation = None

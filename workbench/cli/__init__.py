@@ -10,6 +10,7 @@ import sys
 from typing import Sequence
 
 from workbench import registry
+from workbench.cli.common import CommandParser
 from workbench.errors import UserError
 from workbench.version import __version__
 
@@ -20,7 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Palimpsest: what does a language model remember about a book, and which biases did it learn?",
     )
     parser.add_argument("--version", action="version", version=f"palimpsest {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Every command, and every command of a group (which inherits the class), takes options and
+    # positional arguments in any order.
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for module in registry.load("commands"):
         module.register(subparsers)
     return parser

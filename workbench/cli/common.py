@@ -16,6 +16,36 @@ from workbench.project import Project
 from workbench.progress import Progress, TaskState, describe_duration
 
 
+class CommandParser(argparse.ArgumentParser):
+    """The parser of every command: options and positional arguments in any order, so that
+    ``palimpsest import P --metadata m.csv a.txt`` reads the same as ``palimpsest import P a.txt --metadata
+    m.csv``. (Plain argparse gives a list of paths that comes after the options nothing, then refuses the
+    paths as "unrecognized".)
+
+    argparse intermixes only a parser without commands of its own, and the commands' action parses each
+    command with ``parse_known_args``: so that is where intermixing is switched on. A group of commands
+    (``palimpsest cloze …``) parses as usual and hands the rest to its commands, which intermix.
+    """
+
+    _intermixing = False
+
+    def intermixable(self) -> bool:
+        positionals = self._get_positional_actions()
+        if any(action.nargs in (argparse.PARSER, argparse.REMAINDER) for action in positionals):
+            return False
+        return not any(action in positionals for group in self._mutually_exclusive_groups
+                       for action in group._group_actions)
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._intermixing or not self.intermixable():  # intermixed parsing calls this method itself
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
 def add_project_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", type=Path, help="the project file (.palimpsest)")
 

@@ -12,6 +12,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from workbench.corpus.decode import decode_text
 from workbench.corpus.library import parse_tags, parse_year
@@ -134,11 +135,39 @@ class MetadataTable:
         return meta
 
 
-def _sniff_dialect(sample: str, suffix: str) -> type[csv.Dialect] | csv.Dialect:
+def _sniff_format(sample: str, suffix: str) -> dict[str, object]:
+    """The delimiter and spacing are guessed; quoting is always the spreadsheets' own. (The sniffer's
+    guesses about quoting are often wrong: it turns off the doubled quotation marks with which every
+    spreadsheet writes a quotation mark inside a quoted cell.)"""
     try:
-        return csv.Sniffer().sniff(sample, delimiters=",;\t|")
+        dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
     except csv.Error:
-        return csv.excel_tab if suffix == ".tsv" else csv.excel
+        return {"delimiter": "\t" if suffix == ".tsv" else ","}
+    return {"delimiter": dialect.delimiter, "skipinitialspace": dialect.skipinitialspace}
+
+
+def _records(name: str, text: str, reader_format: dict[str, object]) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) for each line of the table. A cell never spans lines: one that seems to has
+    an opening quotation mark without its closing one, and would swallow the lines after it."""
+    reader = csv.reader(io.StringIO(text), **reader_format)
+    start = 1
+    try:
+        for record in reader:
+            if any("\n" in cell for cell in record):
+                end = reader.line_num
+                swallowed = f"everything up to line {end}" if end > start else "the rest of the table"
+                raise UserError(
+                    f"{name} line {start}: a quotation mark opens a cell that is not closed on that line, so "
+                    f"{swallowed} would be read into that one cell. Add the missing closing quotation mark on line {start} "
+                    "(or remove the opening one), save the table and import it again."
+                )
+            yield start, record
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise UserError(
+            f"{name} line {reader.line_num} could not be read as part of a CSV table ({exc}). "
+            "Save it again as CSV (UTF-8) from your spreadsheet."
+        ) from None
 
 
 def read_metadata_csv(path: str | Path) -> MetadataTable:
@@ -150,12 +179,8 @@ def read_metadata_csv(path: str | Path) -> MetadataTable:
     text = decode_text(path.read_bytes(), path.name)
     if not text.strip():
         raise UserError(f"{path.name} is empty. A metadata table needs a header line (file, title, author, year, …) and one line per book.")
-    reader = csv.reader(io.StringIO(text), _sniff_dialect(text[:8192], path.suffix.lower()))
-    try:
-        header = next(reader)
-        records = list(reader)
-    except csv.Error as exc:
-        raise UserError(f"{path.name} could not be read as a CSV table ({exc}). Save it again as CSV (UTF-8) from your spreadsheet.") from None
+    records = list(_records(path.name, text, _sniff_format(text[:8192], path.suffix.lower())))
+    _, header = records.pop(0)
     columns = [normalise_column(c) for c in header]
     expected = "'file' (the book's file name, e.g. pg1342.txt), 'gutenberg_id', or 'id' (the book's number in this project)"
     if not any(c in BOOK_ID_COLUMNS + GUTENBERG_COLUMNS + FILE_COLUMNS for c in columns):
@@ -171,7 +196,7 @@ def read_metadata_csv(path: str | Path) -> MetadataTable:
     notes: list[str] = []
     rows: list[MetadataRow] = []
     too_long: list[int] = []
-    for number, record in enumerate(records, start=2):
+    for number, record in records:
         if not any(cell.strip() for cell in record):
             continue
         if len(record) > len(columns):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.corpus import gutenberg
-from workbench.corpus.decode import decode_text
+from workbench.corpus.decode import decode_text, remove_nul_characters
 from workbench.corpus.download import fetch_gutenberg_text
 from workbench.corpus.epub import read_epub
 from workbench.corpus.stats import WORD_RE
@@ -102,6 +102,7 @@ def _check_has_words(draft: BookDraft, what: str) -> BookDraft:
 
 def draft_from_text(text: str, name: str, *, kind: str = "text") -> BookDraft:
     """A plain text, with the Project Gutenberg header and licence taken off when it has them."""
+    text, nul_note = remove_nul_characters(text, name)
     if gutenberg.looks_like_gutenberg(text):
         header = gutenberg.parse_header(text)
         draft = BookDraft(
@@ -122,6 +123,8 @@ def draft_from_text(text: str, name: str, *, kind: str = "text") -> BookDraft:
         number = gutenberg.number_from_file_name(name) if name.lower().startswith("pg") else None
         draft = BookDraft(source_kind=kind, source_name=name, text=text.strip("\n") + "\n", external_id=number)
     draft.title = draft.title or Path(name).stem
+    if nul_note:
+        draft.notes.append(nul_note)
     return draft
 
 

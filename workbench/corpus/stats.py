@@ -6,12 +6,15 @@ scholar whether the import looks right (a novel with 0 chapters or 40 words did 
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
 WORD_RE = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
 # A sentence ends at . ! or ? (plus closing quotes or brackets) before whitespace and a capital or digit.
-SENTENCE_END_RE = re.compile(r"(\w*)([.!?]+)[\"'”’)\]_]*\s+(?=[\"'“‘(\[_]*[A-Z0-9])")
+# The look-behinds let a match start only where a word or a row of marks starts: started inside one, the
+# search would rescan the rest of it from every position (quadratic in a long run of letters or dots).
+SENTENCE_END_RE = re.compile(r"(?<!\w)(\w*)(?<![.!?])([.!?]+)[\"'”’)\]_]*\s+(?=[\"'“‘(\[_]*[A-Z0-9])")
 ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "st", "mme", "mlle", "messrs", "jr", "sr", "capt", "col", "gen", "rev", "prof",
     "lt", "sgt", "hon", "no", "vol", "ch", "esq", "viz", "vs", "cf",
@@ -78,21 +81,23 @@ def _headings(text: str) -> list[tuple[int, int, str, str, str]]:
 
 
 def _chapters_at(text: str, headings: list, wanted: str) -> list[str]:
-    def words_between(start: int, end: int) -> int:
-        return sum(1 for _ in WORD_RE.finditer(text, start, end))
+    def few_words_between(start: int, end: int) -> bool:
+        """Fewer than a chapter's least words (found without counting all the words of a long chapter)."""
+        words = WORD_RE.finditer(text, start, end)
+        return next(itertools.islice(words, MIN_CHAPTER_WORDS - 1, None), None) is None
 
+    last_with_label = {heading[3]: i for i, heading in enumerate(headings) if heading[2] == wanted}
     chapters = []
     previous_end = None  # end of the previous heading of this level
     for i, (start, end, level, label, line) in enumerate(headings):
         if level != wanted:
             continue
-        listed = previous_end is not None and words_between(previous_end, start) < MIN_CHAPTER_WORDS
+        listed = previous_end is not None and few_words_between(previous_end, start)
         previous_end = end
         next_start = headings[i + 1][0] if i + 1 < len(headings) else len(text)
-        if words_between(end, next_start) < MIN_CHAPTER_WORDS:
+        if few_words_between(end, next_start):
             continue  # an entry of a contents page, or a heading with nothing under it
-        later_labels = {h[3] for h in headings[i + 1 :] if h[2] == wanted}
-        if listed and label in later_labels:
+        if listed and last_with_label[label] > i:
             continue  # the contents page's last entry, followed by a long preface
         chapters.append(line)
     return chapters
