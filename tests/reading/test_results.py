@@ -128,3 +128,21 @@ def test_reconstruction_scores_set_the_model_against_the_false_summary_baseline(
     expected = np.mean([scorer.score(r, f)["rougeL"].fmeasure for r, f in zip(done["reference"], done["false_summary"])])
     assert unchanged.baseline_mean == pytest.approx(expected)
     assert unchanged.baseline_low <= unchanged.baseline_mean <= unchanged.baseline_high
+
+
+def test_the_cost_of_the_questions_is_estimated_from_the_book_each_one_shows(project, summarized_book):
+    from workbench.models.registry import ModelSpec
+    from workbench.probes.reading.questions import load_questions, question_count
+    from workbench.probes.reading.run import TOKENS_PER_WORD, estimate_questions_cost
+
+    question_set = build_questions(project, summarized_book.book_id,
+                                   QuestionSettings(every=3, options=4, seed=1, reconstruction=2))
+    paid = ModelSpec(label="api", backend="openai", ref="gpt-4o-mini", api_key_env="OPENAI_API_KEY")
+    short = estimate_questions_cost(project, paid, context_words=50)
+    whole = estimate_questions_cost(project, paid)
+    assert short.requests == whole.requests == question_count(project, question_set.id)
+    read_along = [q for q in load_questions(project, question_set.id) if q.read_along]
+    book_tokens = sum(int(q.checkpoint_word * TOKENS_PER_WORD) for q in read_along)
+    assert whole.prompt_tokens - short.prompt_tokens == book_tokens - sum(
+        int(min(q.checkpoint_word, 50) * TOKENS_PER_WORD) for q in read_along)
+    assert whole.cost > short.cost > 0

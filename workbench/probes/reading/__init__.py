@@ -16,12 +16,13 @@ Modules, in the order of the work:
 - ``run``           asking any model through the job runner (kind ``reading-answer``);
 - ``results``       forgetting curves with Wilson intervals, the logistic slope, ROUGE reconstruction scores;
 - ``exchange``      question sets as JSON Lines, out and in;
+- ``overview``      where a book stands, and one question with a model's reply (for the Reading page);
 - ``charts``        figures and tables in the export registry;
 - ``methods``       the probe's part of the methods text;
 - ``commands``      ``palimpsest reading ...``.
 """
 
-from workbench.registry import Part
+from workbench.registry import PageSpec, Part
 
 PART = Part(
     "reading",
@@ -29,4 +30,5 @@ PART = Part(
     exports=("workbench.probes.reading.charts",),
     resumers=("workbench.probes.reading.summaries", "workbench.probes.reading.run"),
     methods=("workbench.probes.reading.methods",),
+    pages=(PageSpec("reading", "Reading", "ui.reading.page:ReadingPage"),),
 )

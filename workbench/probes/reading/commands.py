@@ -80,6 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="show at most the last N words of the book before each question")
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
     p.add_argument("--retry-failed", action="store_true", help="only ask again where the request failed")
+    p.add_argument("--yes", action="store_true", help="do not ask before calls that may cost money")
     p.set_defaults(handler=cmd_run)
 
     p = commands.add_parser("curve", help="the forgetting curve: accuracy by retention demand, with 95%% CIs")
@@ -184,9 +185,17 @@ def cmd_questions(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.run import run_questions
+    from workbench.models.registry import get_model
+    from workbench.probes.reading.run import estimate_questions_cost, run_questions
+    from workbench.probes.summaries.plans import is_paid
 
     with opened(args.project) as project:
+        spec = get_model(project, args.model)
+        if is_paid(spec) and not args.yes:
+            estimate = estimate_questions_cost(project, spec, variant=args.variant, book_ids=args.book,
+                                               context_words=args.context_words)
+            if not confirm(f"Asking '{spec.label}' the questions takes {estimate.describe()} Continue?"):
+                raise UserError(f"Nothing was asked. {estimate.describe()} Add --yes to go ahead.")
         reports = run_questions(project, args.model, variant=args.variant, book_ids=args.book,
                                 context_words=args.context_words, retry_failed=args.retry_failed,
                                 state=progress_state(f"Asking {args.model}"))

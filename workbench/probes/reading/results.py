@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -160,9 +161,14 @@ def logistic_slope(correct: Sequence[bool], retention_words: Sequence[float]) ->
     if x.min() == x.max():
         return {**empty, "note": "every question has the same retention demand"}
     try:
-        fit = sm.Logit(y, sm.add_constant(x)).fit(disp=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # non-convergence is reported below, in words
+            fit = sm.Logit(y, sm.add_constant(x)).fit(disp=0)
     except Exception as exc:  # perfect separation, a singular matrix: statsmodels raises several kinds
         return {**empty, "note": f"the regression could not be fitted ({type(exc).__name__})"}
+    if not fit.mle_retvals.get("converged", True):
+        return {**empty, "note": "the regression did not converge (the retention demand separates right from wrong "
+                                 "answers completely)"}
     low, high = fit.conf_int(alpha=0.05)[1]
     slope = float(fit.params[1])
     return {"questions": len(y), "slope": slope, "ci_low": float(low), "ci_high": float(high),

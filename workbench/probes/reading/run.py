@@ -38,6 +38,7 @@ from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
+    from workbench.models.prices import CostEstimate
     from workbench.models.registry import ModelSpec
     from workbench.project import Project
 
@@ -162,6 +163,53 @@ def run_questions(project: "Project", model: "str | ModelSpec", *, variant: str 
                                    choice_params=choice, reconstruct_params=rebuild, state=state,
                                    retry_failed=retry_failed))
     return reports
+
+
+def estimate_questions_cost(project: "Project", model: "str | ModelSpec", *, variant: str = "original",
+                            book_ids: Sequence[int] | None = None, context_words: int | None = None,
+                            choice_params: dict[str, Any] | None = None,
+                            reconstruct_params: dict[str, Any] | None = None) -> "CostEstimate":
+    """Requests, tokens and the most that asking the questions still unanswered can cost. A read-along
+    prompt counts the book before its checkpoint (at most ``context_words`` words) at ``TOKENS_PER_WORD``,
+    the rest of it as the template renders it; every answer as long as allowed."""
+    from workbench.models.prices import LOCAL_BACKENDS, CostEstimate, price_for, rough_token_count
+    from workbench.models.registry import ModelSpec, get_model
+
+    spec = model if isinstance(model, ModelSpec) else get_model(project, model)
+    choice = GenerationParams.from_dict({**CHOICE_PARAMS.as_dict(), **(choice_params or {})})
+    rebuild = GenerationParams.from_dict({**RECONSTRUCT_PARAMS.as_dict(), **(reconstruct_params or {})})
+    templates = {kind: get_template(project, name, kind=name) for kind, name in
+                 (("choice", CHOICE_TEMPLATE), ("reconstruct", RECONSTRUCT_TEMPLATE), ("passage", PASSAGE_TEMPLATE))}
+    answered = _answered(project, spec)
+    requests = prompt_tokens = completion_tokens = 0
+    for question_set in latest_question_sets(project, variant=variant, book_ids=book_ids):
+        for question in load_questions(project, question_set.id):
+            if (question_set.id, question.id) in answered:
+                continue
+            requests += 1
+            if question.read_along:
+                words = question.checkpoint_word or 0
+                words = words if context_words is None else min(words, context_words)
+                bare = choice_prompt(templates["choice"], question, BookText("").before(0))
+                prompt_tokens += rough_token_count(bare) + int(words * TOKENS_PER_WORD)
+                completion_tokens += choice.max_tokens
+            else:
+                passage = question.body.get("passage_end", 0) - question.body.get("passage_start", 0)
+                template = templates["passage" if passage else "reconstruct"]
+                prompt_tokens += rough_token_count(reconstruct_prompt(template, question, "" if passage else None))
+                prompt_tokens += int(passage / 5 * TOKENS_PER_WORD)  # about five characters a word
+                completion_tokens += rebuild.max_tokens
+    local = spec.backend in LOCAL_BACKENDS
+    return CostEstimate(requests, prompt_tokens, completion_tokens, None if local else price_for(project, spec.ref),
+                        local)
+
+
+def _answered(project: "Project", spec: "ModelSpec") -> set[tuple[int, int]]:
+    """(question set, question) pairs the model has an answer for, in any of its runs."""
+    rows = project.db.execute(
+        "SELECT json_extract(r.config, '$.question_set'), x.item_id FROM responses x JOIN runs r ON r.id = x.run_id"
+        " WHERE r.kind = ? AND r.model_id = ? AND x.status = 'ok'", [ANSWER_RUN, spec.id])
+    return {(a, b) for a, b in rows.fetchall()}
 
 
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:
