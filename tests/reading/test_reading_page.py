@@ -25,7 +25,7 @@ def two_books(project, tmp_path):
 
 def test_the_steps_run_in_the_background_and_the_curve_opens_on_a_question(qtbot, shown_page, project, two_books,
                                                                           messages, tmp_path):
-    page = shown_page(ReadingPage, project, size=(1400, 900))
+    page = shown_page(ReadingPage, project)
     _settle(qtbot, page)
     assert "35 scenes of about 60 words" in page.steps.status.text()
     assert "Summaries by elsewhere: 35 of 35 scenes" in page.steps.status.text()

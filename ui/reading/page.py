@@ -59,8 +59,8 @@ CURVE_COLUMNS = [
 ANSWER_COLUMNS = [
     Column("key", "Question"),
     Column("retention_words", "Retention (words)", count, numeric=True),
-    Column("answer", "Right", count, numeric=True),
-    Column("choice", "Answered", count, numeric=True),
+    Column("answer", "Right choice", count, numeric=True),
+    Column("choice", "Its choice", count, numeric=True),
     Column("correct", "Right?", yes_only),
     Column("raw", "Raw reply", stretch=True),
 ]
