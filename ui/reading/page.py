@@ -262,13 +262,20 @@ class ReadingPage(Page):
         return self._start(lambda state: f"Cut into {len(make_scenes(project, book, words).scenes):,} scenes.",
                            "Cutting the book into scenes", self._said)
 
-    def summarize(self, *, confirmed: bool = False) -> Operation | None:
-        book, label = self._book(), self.steps.summary_model.currentData()
+    def _book_and_model(self, combo: QComboBox) -> tuple[int, str] | None:
+        book = self._book()
         if book is None:
             return None
-        if not label:
-            self.show_info("Add a model on the Models page first: it writes the summaries.")
+        if not combo.currentData():
+            self.show_info("Add a model on the Models page first, then choose it here.")
             return None
+        return book, combo.currentData()
+
+    def summarize(self, *, confirmed: bool = False) -> Operation | None:
+        chosen = self._book_and_model(self.steps.summary_model)
+        if chosen is None:
+            return None
+        book, label = chosen
         from workbench.probes.reading.summaries import estimate_summary_cost, summarize_with_model
 
         project, hierarchical = self.project, self.steps.hierarchical.isChecked()
@@ -340,12 +347,10 @@ class ReadingPage(Page):
         return self._start(work, "Building questions", self._said)
 
     def ask(self, *, confirmed: bool = False) -> Operation | None:
-        book, label = self._book(), self.steps.ask_model.currentData()
-        if book is None:
+        chosen = self._book_and_model(self.steps.ask_model)
+        if chosen is None:
             return None
-        if not label:
-            self.show_info("Add a model on the Models page first.")
-            return None
+        book, label = chosen
         from workbench.probes.reading.run import estimate_questions_cost, run_questions
 
         project, variant = self.project, self.steps.ask_variant.currentData()
