@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.background import BackgroundOps
-from ui.widgets.page import Page
 from ui.welcome import WelcomePanel
+from ui.widgets.page import Page
 from workbench import registry
 from workbench.errors import UserError
 from workbench.project import SUFFIX, Project

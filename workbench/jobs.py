@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import pandas as pd
 
-from workbench import __version__
-from workbench import registry, run_lock
+from workbench import __version__, registry, run_lock
 from workbench.errors import CancelledError, UserError
-from workbench.project import now
 from workbench.progress import TaskState
+from workbench.project import now
 from workbench.registry import PageSpec, Part
 
 if TYPE_CHECKING:
@@ -121,6 +120,54 @@ def create_run(
             ],
         )
     return cur.lastrowid
+
+
+def find_or_create_run(
+    project: "Project",
+    kind: str,
+    *,
+    model_id: int | None,
+    params: dict[str, Any],
+    config: dict[str, Any],
+    template_id: int | None = None,
+    match_template: bool = True,
+    total: int = 0,
+) -> int:
+    """The run that asking for this work again should continue; a new (pending) run when there is none.
+
+    Two runs are the same run when they have the same ``kind``, the same model (``model_id``; None matches
+    None), the same prompt template (``template_id``, None matching None; not compared when
+    ``match_template`` is False), the same generation ``params`` and the same ``config``. Params and config
+    are compared whole, as the JSON values they are stored as (key order, tuple or list, 1 or 1.0 do not
+    matter; any other difference does). So a probe's config must name everything that decides its items
+    (name cloze: the passage ids; REP: the set versions and samples per prompt; summaries: the task, model
+    and attempts) and nothing that changes from one start to the next. Of several equal runs the newest is
+    taken.
+
+    ``match_template=False`` is for runs whose template is kept only for the record, their prompts being
+    fixed by the config already (the REP judge: its prompt comes from the set version named in config).
+    ``total`` is the run's number of units if known now (``run_job`` sets it anyway).
+
+    The look-up and the creation happen in one write transaction, so two programs asking at once for the
+    same work cannot both create a run.
+    """
+    wanted_params, wanted_config = _as_json_value(params), _as_json_value(config)
+    sql = "SELECT id, params, config FROM runs WHERE kind = ? AND model_id IS ?"
+    args: list[Any] = [kind, model_id]
+    if match_template:
+        sql += " AND template_id IS ?"
+        args.append(template_id)
+    with project.db.transaction():
+        for run_id, stored_params, stored_config in project.db.execute(sql + " ORDER BY id DESC", args).fetchall():
+            if (json.loads(stored_params or "{}"), json.loads(stored_config or "{}")) == (wanted_params, wanted_config):
+                return run_id
+        return create_run(project, kind, model_id=model_id, template_id=template_id, params=params, config=config,
+                          total=total)
+
+
+def _as_json_value(value: Any) -> Any:
+    """``value`` as it reads back from the database (tuples become lists, keys become strings)."""
+    return json.loads(json.dumps(value, sort_keys=True))
 
 
 def get_run(project: "Project", run_id: int) -> dict[str, Any]:
@@ -346,6 +393,12 @@ def run_counts(project: "Project", run_id: int) -> dict[str, int]:
     counts = {"ok": 0, "failed": 0}
     counts.update({status: n for status, n in rows})
     return counts
+
+
+def models_with_runs(project: "Project", kind: str) -> set[int]:
+    """The ids of the models that have at least one run of ``kind``."""
+    rows = project.db.execute("SELECT DISTINCT model_id FROM runs WHERE kind = ?", [kind]).fetchall()
+    return {model_id for model_id, in rows}
 
 
 def runs_frame(project: "Project", kind: str | None = None) -> pd.DataFrame:

@@ -6,9 +6,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QComboBox, QLabel, QTabWidget, QWidget
 
-from tests.fixtures.annotation_data import SECRET_AUTHOR, SECRET_MODEL, SECRET_TITLE, add_book, invented_novel
+from tests.fixtures.annotation_data import (
+    SECRET_AUTHOR,
+    SECRET_MODEL,
+    SECRET_TITLE,
+    add_book,
+    invented_novel,
+    write_csv,
+)
 from tests.fixtures.annotation_gui import open_window, start
-from tests.fixtures.annotation_data import write_csv
 from workbench.annotation.annotation_import import import_annotations
 from workbench.annotation.items import NewItem, add_book_passages, add_items, list_items
 from workbench.annotation.tasks import create_task, set_blinded

@@ -113,6 +113,21 @@ def test_masked_lm_baseline(extracted, tiny_mlm_dir):
     assert set(results["kind"]) == {"cloze-mlm"} and results["correct"].notna().all()
 
 
+def test_log_probability_and_masked_lm_runs_are_continued_like_the_others(extracted, tiny_causal_dir, tiny_mlm_dir):
+    project, _, _ = extracted
+    add_model(project, ModelSpec(label="tiny-base", backend="hf", ref=str(tiny_causal_dir)))
+    add_model(project, ModelSpec(label="tiny-bert", backend="hf", ref=str(tiny_mlm_dir)))
+    for report in (run_logprob(project, "tiny-base", template="short"), run_mlm(project, "tiny-bert", top_k=2)):
+        with project.db.transaction():
+            project.db.execute("DELETE FROM responses WHERE run_id = ? AND item_id = (SELECT MIN(item_id)"
+                               " FROM responses WHERE run_id = ?)", [report.run_id, report.run_id])
+        resumed = resume_run(project, report.run_id)  # as the Jobs page calls it
+        assert resumed.processed == 1 and run_counts(project, report.run_id)["ok"] == 6
+    extra = project.db.execute("SELECT extra FROM responses WHERE run_id = ? ORDER BY id DESC LIMIT 1",
+                               [report.run_id]).fetchone()[0]
+    assert len(json.loads(extra)["top_k"]) == 2  # the masked-LM run kept its own top k
+
+
 def test_a_generating_model_cannot_be_the_masked_baseline(extracted, tiny_causal_dir):
     from workbench.errors import UserError
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tests.fixtures.cloze_texts import novel
 from tests.fixtures.cloze_books import write_gpt4books
+from tests.fixtures.cloze_texts import novel
 from tests.fixtures.rep_data import store_run
 from workbench import jobs
 from workbench.cli import main

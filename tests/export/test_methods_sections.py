@@ -10,7 +10,13 @@ from tests.fixtures.rep_data import external_model, store_run
 from workbench import jobs
 from workbench.export import methods
 from workbench.export.methods import (
-    MethodsSection, RunFacts, RunKind, Statistic, methods_json, methods_text, register_methods,
+    MethodsSection,
+    RunFacts,
+    RunKind,
+    Statistic,
+    methods_json,
+    methods_text,
+    register_methods,
 )
 from workbench.models.base import GenerationParams
 from workbench.probes.rep.run import run_config

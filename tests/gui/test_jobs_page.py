@@ -7,13 +7,13 @@ import pytest
 import workbench.models.registry as registry
 from tests.fixtures.fault_proxy import Fault
 from ui.jobs.page import JobsPage
-from workbench.progress import describe_duration as format_eta
 from workbench import jobs
 from workbench.models import prices
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
 from workbench.models.registry import ModelSpec
 from workbench.progress import TaskState
+from workbench.progress import describe_duration as format_eta
 
 KIND = "gui-test"
 
@@ -182,12 +182,3 @@ def test_runs_are_named_in_plain_words(page, project):
     details = page.details.toPlainText()
     assert "longest answer (tokens) 16" in details and "{" not in details and "max_tokens" not in details
 
-
-def test_failures_that_differ_only_in_numbers_are_counted_together():
-    from ui.widgets.failures import group_failures
-
-    reasons = [("The prompt is 598 tokens; the model reads 512.", 9), ("The prompt is 604 tokens; the model reads 512.", 7),
-               ("The server failed (HTTP 500).", 3)]
-    grouped = group_failures(reasons)
-    assert grouped[0] == ("The prompt is 598 tokens; the model reads 512. (the numbers vary)", 16)
-    assert grouped[1] == ("The server failed (HTTP 500).", 3)

@@ -6,11 +6,11 @@ import time
 
 import pytest
 
+from tests.fixtures.fake_keys import fake_key
 from tests.fixtures.fault_proxy import Fault
 from tests.fixtures.servers import free_port, token_id
 from workbench.models.base import BackendError, Failure, Generation, GenerationParams, Message, Request
 from workbench.models.openai_backend import OpenAIBackend
-from tests.fixtures.fake_keys import fake_key
 
 KEY_VAR = "PALIMPSEST_TEST_OPENAI_KEY"
 

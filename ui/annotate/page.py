@@ -35,6 +35,7 @@ from ui.widgets.page import Page
 from workbench.annotation.annotators import add_annotator, list_annotators
 from workbench.annotation.answers import progress_frame
 from workbench.annotation.blinding import window_title
+from workbench.annotation.items import item_count
 from workbench.annotation.overview import OVERVIEW_COLUMNS, tasks_overview
 from workbench.annotation.session import Session
 from workbench.annotation.tasks import Task, delete_task, get_task, list_tasks
@@ -198,8 +199,7 @@ class AnnotatePage(Page):
                                    if self.project is not None else "Open a project first.")
         else:
             blind = "blinded" if self.task.blinded else "not blinded"
-            items = self.project.db.execute("SELECT COUNT(*) FROM annotation_items WHERE task_id = ?",
-                                            [self.task.id]).fetchone()[0]
+            items = item_count(self.project, self.task.id)
             labels = f" ({', '.join(self.task.labels)})" if self.task.labels else ""
             self.task_info.setText(f"{KIND_NAMES[self.task.kind]}{labels} · {items} item{'s' * (items != 1)} · {blind}")
         self._refresh_annotators()
@@ -222,8 +222,7 @@ class AnnotatePage(Page):
     def _item_count(self) -> int:
         if self.project is None or self.task is None:
             return 0
-        return self.project.db.execute("SELECT COUNT(*) FROM annotation_items WHERE task_id = ?",
-                                       [self.task.id]).fetchone()[0]
+        return item_count(self.project, self.task.id)
 
     def _show_progress(self) -> None:
         if self.project is None or self.task is None:

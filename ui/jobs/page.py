@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
-from ui.widgets.failures import failure_reasons
 from ui.widgets.page import Page
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.table_filling import filling
@@ -34,6 +33,7 @@ from ui.widgets.table_style import one_line_rows
 from workbench import jobs
 from workbench.export.methods import write_methods
 from workbench.models.usage import describe_cost, runs_overview
+from workbench.run_failures import failure_reasons
 
 RUN_COLUMNS = ["Run", "Kind", "Model", "About", "Status", "Done", "Failed", "Model calls", "Tokens in / out", "Cost",
                "Finished"]

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QButtonGroup, QComboBox, QGridLayout, QLabel, QRadioButton, QWidget
 
+from workbench.corpus.book_sets import book_set_names, book_set_size
 from workbench.corpus.library import books_with_tag, parse_tags, tag_keys, tag_values
 from workbench.errors import UserError
 from workbench.probes.rep.decades import DECADE_TAG
@@ -18,10 +19,6 @@ def tag_choices(project: "Project") -> list[str]:
     """Every ``key=value`` tag of the project's books, decade tags first."""
     keys = sorted(tag_keys(project), key=lambda k: (k != DECADE_TAG, k))
     return [f"{key}={value}" if value else key for key in keys for value in tag_values(project, key)]
-
-
-def book_set_names(project: "Project") -> list[str]:
-    return [r[0] for r in project.db.execute("SELECT name FROM book_sets ORDER BY name").fetchall()]
 
 
 class BookChoice(QWidget):
@@ -108,8 +105,7 @@ class BookChoice(QWidget):
         if self.project is None or not (tag or book_set):
             return ""
         if book_set:
-            n = self.project.db.execute("SELECT COUNT(*) FROM book_set_members m JOIN book_sets s ON s.id = m.set_id"
-                                        " WHERE s.name = ?", [book_set]).fetchone()[0]
+            n = book_set_size(self.project, book_set)
         else:
             try:
                 tags = parse_tags(tag)

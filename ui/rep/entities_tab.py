@@ -48,10 +48,16 @@ from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.table_style import one_line_rows
+from workbench.jobs import models_with_runs
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.entities import (
-    EEP_DEFAULTS, EEP_KIND, compare_stages, overlap_per_response, overlap_summary, run_eep,
+    EEP_DEFAULTS,
+    EEP_KIND,
+    compare_stages,
+    overlap_per_response,
+    overlap_summary,
+    run_eep,
 )
 from workbench.probes.rep.run import SamplingSettings
 from workbench.probes.rep.sets import current_sets
@@ -329,8 +335,7 @@ class EntitiesTab(ProjectView):
             self.stems.clear()
             self.show_result(EepResult())
             return
-        with_completions = {r[0] for r in project.db.execute(
-            "SELECT DISTINCT model_id FROM runs WHERE kind = ?", [EEP_KIND]).fetchall()}
+        with_completions = models_with_runs(project, EEP_KIND)
         entries = []
         for spec in list_models(project):
             if spec.backend == "external" and spec.id not in with_completions:

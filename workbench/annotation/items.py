@@ -97,6 +97,11 @@ def ready_item_ids(project: "Project", task: Task) -> list[int]:
     return [item_id for (item_id,) in rows.fetchall()]
 
 
+def item_count(project: "Project", task_id: int) -> int:
+    """How many items the task holds (ready or not)."""
+    return project.db.execute("SELECT COUNT(*) FROM annotation_items WHERE task_id = ?", [task_id]).fetchone()[0]
+
+
 def get_item(project: "Project", item_id: int) -> Item:
     row = project.db.execute(f"SELECT {_COLUMNS} FROM annotation_items WHERE id = ?", [item_id]).fetchone()
     if row is None:

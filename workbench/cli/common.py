@@ -12,8 +12,8 @@ from typing import Iterator
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.project import Project
 from workbench.progress import Progress, TaskState, describe_duration
+from workbench.project import Project
 
 
 class CommandParser(argparse.ArgumentParser):

@@ -22,7 +22,6 @@ Modules, in the order of the work:
 
 from workbench.registry import PageSpec, Part
 
-
 MASK = "[MASK]"
 #: run kinds whose responses point at ``cloze_passages`` rows (``responses.item_id`` = passage id)
 RUN_KINDS = ("cloze", "cloze-mlm", "cloze-logprob")
@@ -31,7 +30,7 @@ PART = Part(
     "name-cloze",
     commands=("workbench.probes.cloze.commands",),
     exports=("workbench.probes.cloze.charts",),
-    resumers=("workbench.probes.cloze.run",),
+    resumers=("workbench.probes.cloze.run", "workbench.probes.cloze.mlm"),
     methods=("workbench.probes.cloze.methods",),
     pages=(
         PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),

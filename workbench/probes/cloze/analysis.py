@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.analysis.correlation import spearman
+from workbench.corpus.book_sets import save_book_set
 from workbench.errors import UserError
 from workbench.probes.cloze.score import accuracy_interval, scored
 
@@ -428,8 +429,6 @@ def decile_sets(
     by accuracy. With ``save`` they are stored as book sets ``cloze top decile: MODEL`` and ``cloze bottom
     decile: MODEL`` (replacing earlier ones) for later analyses. Flagged books are left out by default.
     """
-    from workbench.project import now
-
     if not 0 < fraction <= 0.5:
         raise UserError(f"The decile fraction must be above 0 and at most 0.5 (got {fraction}).")
     books = book_accuracy(project, model, exclude_flagged=exclude_flagged)
@@ -451,27 +450,14 @@ def decile_sets(
     names = (f"cloze top decile: {model}", f"cloze bottom decile: {model}")
     frame = pd.concat([top.assign(set=names[0]), bottom.assign(set=names[1])])[DECILE_COLUMNS].reset_index(drop=True)
     if save:
-        db = project.db
-        with db.transaction():
+        with project.db.transaction():  # both sets are replaced, or neither
             for name, members in zip(names, (top, bottom)):
-                row = db.execute("SELECT id FROM book_sets WHERE name = ?", [name]).fetchone()
                 description = f"{len(members)} of {len(order)} books, ranked by name-cloze accuracy of {model}"
                 tied = int(members["tied_at_cut"].sum())
                 if tied:
                     description += (f"; {tied} book(s) tie at the cut with books left out"
                                     " (ties broken by the lower CI bound, then title)")
-                if row is None:
-                    set_id = db.execute(
-                        "INSERT INTO book_sets (name, description, created_at) VALUES (?, ?, ?)", [name, description, now()]
-                    ).lastrowid
-                else:
-                    set_id = row[0]
-                    db.execute("UPDATE book_sets SET description = ? WHERE id = ?", [description, set_id])
-                    db.execute("DELETE FROM book_set_members WHERE set_id = ?", [set_id])
-                db.conn.executemany(
-                    "INSERT INTO book_set_members (set_id, book_id) VALUES (?, ?)",
-                    [(set_id, int(b)) for b in members["book_id"]],
-                )
+                save_book_set(project, name, members["book_id"], description)
     return frame
 
 

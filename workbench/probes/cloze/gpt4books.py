@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import Outcome, Unit, run_job
+from workbench.jobs import Outcome, Unit, find_or_create_run, run_job
 from workbench.models.registry import external_model
 from workbench.probes.cloze import MASK
-from workbench.probes.cloze.run import CLOZE_KIND, find_or_create_run
+from workbench.probes.cloze.run import CLOZE_KIND
 from workbench.probes.cloze.score import parse_answer
-from workbench.project import now
 from workbench.progress import TaskState
+from workbench.project import now
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -185,10 +185,8 @@ def import_gpt4books(
         state.progress(number, len(files), f"Importing {book_file.path.name}")
         book_id, created = match_book(project, book_file.book_key)
         ids = imported_passage_ids(project, book_id, book_file.rows)
-        run_id = find_or_create_run(
-            project, CLOZE_KIND, model_id=model_id, template_id=None, params={}, passage_ids=ids,
-            extra_config={"imported_from": book_file.path.name, "format": FORMAT},
-        )
+        config = {"passage_ids": ids, "imported_from": book_file.path.name, "format": FORMAT}
+        run_id = find_or_create_run(project, CLOZE_KIND, model_id=model_id, params={}, config=config, total=len(ids))
         outcomes = {i: row for i, row in zip(ids, book_file.rows)}
 
         def process(units, _state, outcomes=outcomes):

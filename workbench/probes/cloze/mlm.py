@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, run_job
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, register_resumer, run_job
 from workbench.probes.cloze import MASK
-from workbench.probes.cloze.run import Selection, find_or_create_run, load_passages, opened_backend, resolve_model
+from workbench.probes.cloze.run import Selection, load_passages, opened_backend, resolve_model, run_inputs
 from workbench.progress import TaskState
 
 if TYPE_CHECKING:
@@ -49,9 +49,8 @@ def run_mlm(
             raise UserError(
                 f"'{spec.label}' has no mask token: the baseline needs a masked language model such as BERT."
             )
-        run_id = find_or_create_run(
-            project, MLM_KIND, model_id=spec.id, template_id=None, params={"top_k": top_k}, passage_ids=ids,
-        )
+        run_id = find_or_create_run(project, MLM_KIND, model_id=spec.id, params={"top_k": top_k},
+                                    config={"passage_ids": ids}, total=len(ids))
         return execute_mlm(project, run_id, opened, ids, top_k, state, retry_failed)
 
 
@@ -86,3 +85,16 @@ def mlm_process(backend: "Backend", passages: dict[int, tuple[str, str]], top_k:
             yield from fill(units[start : start + BATCH])
 
     return process
+
+
+def resume_mlm(project: "Project", run_id: int, state: TaskState | None = None,
+               retry_failed: bool = False) -> JobReport:
+    """Continue (or retry the failures of) a ``cloze-mlm`` run."""
+    from workbench.models.registry import open_backend
+
+    run, ids, spec = run_inputs(project, run_id)
+    with open_backend(spec, project) as backend:
+        return execute_mlm(project, run_id, backend, ids, int(run["params"].get("top_k", 5)), state, retry_failed)
+
+
+register_resumer(MLM_KIND, resume_mlm)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable
 
 import pandas as pd
 
+from workbench.corpus.book_sets import book_set_members
 from workbench.errors import UserError
 from workbench.probes.cloze import RUN_KINDS
 from workbench.project import now
@@ -162,10 +163,7 @@ def select_books(
             "SELECT book_id FROM book_tags WHERE key = ? AND value = ?", [key, value])}
         ids = [i for i in ids if i in tagged]
     if book_set is not None:
-        row = project.db.execute("SELECT id FROM book_sets WHERE name = ?", [book_set]).fetchone()
-        if row is None:
-            raise UserError(f"There is no book set called '{book_set}'.")
-        members = {r[0] for r in project.db.execute("SELECT book_id FROM book_set_members WHERE set_id = ?", [row[0]])}
+        members = book_set_members(project, book_set)
         ids = [i for i in ids if i in members]
     return ids
 

@@ -11,19 +11,19 @@ Run kinds (``runs.kind``); in each, ``responses.item_id`` is the passage id and 
   true name more likely. Analyses average it per book beside exact-match accuracy.
 
 Starting a run with the same model, kind, template, parameters and passages as an earlier one
-continues that run (only missing passages are asked); ``retry_failed`` redoes only failures. A run's
-``config`` records the passage ids, so it can be resumed later from the Jobs page (``resume_run``).
+continues that run (``jobs.find_or_create_run``; only missing passages are asked); ``retry_failed``
+redoes only failures. A run's ``config`` records the passage ids, so it can be resumed later from the
+Jobs page (``resume_run`` here, ``mlm.resume_mlm`` for the masked-LM baseline).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import GenerationParams, Message, prompt_request
 from workbench.probes.cloze.passages import select_passage_ids
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE, cloze_prompt, expected_answer
@@ -99,34 +99,6 @@ def load_passages(project: "Project", ids: Sequence[int]) -> dict[int, tuple[str
 _passages = load_passages  # the earlier private name, still used by workbench.probes.cloze.plan
 
 
-def find_or_create_run(
-    project: "Project",
-    kind: str,
-    *,
-    model_id: int,
-    template_id: int | None,
-    params: dict[str, Any],
-    passage_ids: Sequence[int],
-    extra_config: dict[str, Any] | None = None,
-) -> int:
-    """The run with exactly these settings if one exists (to continue it), else a new one."""
-
-    config = {"passage_ids": list(passage_ids), **(extra_config or {})}
-    params_json = json.dumps(params, sort_keys=True)
-    config_json = json.dumps(config, sort_keys=True)
-    row = project.db.execute(
-        "SELECT id FROM runs WHERE kind = ? AND model_id = ? AND template_id IS ? AND params = ? AND config = ?"
-        " ORDER BY id DESC LIMIT 1",
-        [kind, model_id, template_id, params_json, config_json],
-    ).fetchone()
-    if row is not None:
-        return row[0]
-    return create_run(
-        project, kind, model_id=model_id, template_id=template_id, params=params, config=config,
-        total=len(passage_ids),
-    )
-
-
 def opened_backend(project: "Project", spec: "ModelSpec", backend: "Backend | None"):
     """The given backend (left open), or one opened for the run (closed afterwards)."""
     if backend is not None:
@@ -161,9 +133,8 @@ def run_cloze(
     ids = list(passage_ids) if passage_ids is not None else (selection or Selection()).passage_ids(project)
     with opened_backend(project, spec, backend) as opened:
         generation = default_params(opened.is_chat, **(params or {}))
-        run_id = find_or_create_run(
-            project, CLOZE_KIND, model_id=spec.id, template_id=chosen.id, params=generation.as_dict(), passage_ids=ids,
-        )
+        run_id = find_or_create_run(project, CLOZE_KIND, model_id=spec.id, template_id=chosen.id,
+                                    params=generation.as_dict(), config={"passage_ids": ids}, total=len(ids))
         return _execute_cloze(project, run_id, opened, chosen, ids, generation, state, retry_failed)
 
 
@@ -200,11 +171,8 @@ def run_logprob(
                 f"'{spec.label}' cannot score a given answer (only local models can). "
                 "Use exact-match accuracy for this model instead."
             )
-        config = {"chat": opened.is_chat}
-        run_id = find_or_create_run(
-            project, LOGPROB_KIND, model_id=spec.id, template_id=chosen.id, params={}, passage_ids=ids,
-            extra_config=config,
-        )
+        run_id = find_or_create_run(project, LOGPROB_KIND, model_id=spec.id, template_id=chosen.id, params={},
+                                    config={"passage_ids": ids, "chat": opened.is_chat}, total=len(ids))
         return _execute_logprob(project, run_id, opened, chosen, ids, state, retry_failed)
 
 
@@ -237,15 +205,22 @@ def logprob_process(backend: "Backend", template: Template, passages: dict[int, 
 # ---------------------------------------------------------------------------- resuming from the Jobs page
 
 
-def resume_run(project: "Project", run_id: int, state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
-    """Continue (or retry the failures of) a ``cloze``, ``cloze-logprob`` or ``cloze-mlm`` run."""
-    from workbench.models.registry import get_model, open_backend
+def run_inputs(project: "Project", run_id: int) -> tuple[dict[str, Any], list[int], "ModelSpec"]:
+    """A stored name-cloze run, its passage ids and its model, checked so that the run can be continued."""
+    from workbench.models.registry import get_model
 
     run = get_run(project, run_id)
     ids = list(run["config"].get("passage_ids") or [])
     if run["model_id"] is None or not ids:
         raise UserError(f"Run {run_id} does not say which model and passages it covers, so it cannot be continued.")
-    spec = resolve_model(project, get_model(project, int(run["model_id"])))
+    return run, ids, resolve_model(project, get_model(project, int(run["model_id"])))
+
+
+def resume_run(project: "Project", run_id: int, state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
+    """Continue (or retry the failures of) a ``cloze`` or ``cloze-logprob`` run (``mlm`` continues its own)."""
+    from workbench.models.registry import open_backend
+
+    run, ids, spec = run_inputs(project, run_id)
     with open_backend(spec, project) as backend:
         if run["kind"] == CLOZE_KIND:
             template = template_by_id(project, run["template_id"])
@@ -254,12 +229,8 @@ def resume_run(project: "Project", run_id: int, state: TaskState | None = None, 
         if run["kind"] == LOGPROB_KIND:
             template = template_by_id(project, run["template_id"])
             return _execute_logprob(project, run_id, backend, template, ids, state, retry_failed)
-        if run["kind"] == "cloze-mlm":
-            from workbench.probes.cloze.mlm import execute_mlm
-
-            return execute_mlm(project, run_id, backend, ids, int(run["params"].get("top_k", 5)), state, retry_failed)
-    raise UserError(f"Run {run_id} is a {run['kind']} run, not a name-cloze run.")
+    raise UserError(f"Run {run_id} is a {run['kind']} run, not a prompted name-cloze run.")
 
 
-for _kind in (CLOZE_KIND, LOGPROB_KIND, "cloze-mlm"):
+for _kind in (CLOZE_KIND, LOGPROB_KIND):
     register_resumer(_kind, resume_run)

@@ -19,7 +19,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process
 from workbench.probes.reading.asking import (
@@ -32,7 +32,6 @@ from workbench.probes.reading.asking import (
     reconstruct_prompt,
 )
 from workbench.probes.reading.questions import QuestionSet, get_question_set, latest_question_sets, load_questions
-from workbench.probes.reading.run_lookup import find_or_create_run
 from workbench.probes.templates import get_template, template_by_id
 from workbench.progress import TaskState
 
@@ -130,7 +129,8 @@ def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", ba
     config = {"question_set": question_set.id, "book_id": question_set.book_id, "variant": question_set.variant,
               "context_words": context_words, "templates": templates}
     params = {"choice": choice_params.as_dict(), "reconstruct": reconstruct_params.as_dict()}
-    run_id = find_or_create_run(project, ANSWER_RUN, spec.id, templates["choice"], params, config)
+    run_id = find_or_create_run(project, ANSWER_RUN, model_id=spec.id, template_id=templates["choice"], params=params,
+                                config=config)
     return execute(project, run_id, backend, spec, state, retry_failed=retry_failed)
 
 

@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from workbench.annotation.passages import tidy
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, get_run, register_resumer, run_counts, run_job
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_counts, run_job
 from workbench.models.base import GenerationParams
-from workbench.probes.reading.run_lookup import find_or_create_run
 from workbench.probes.reading.scenes import SceneSet, get_scene_set, latest_scene_set
 from workbench.probes.summaries.runs import (
     DEFAULT_MAX_ATTEMPTS,
@@ -198,8 +197,8 @@ def _run_level(project: "Project", backend: "Backend", scene_set: SceneSet, *, m
     base = {"scene_set": scene_set.id, "book_id": scene_set.book_id, "model": model, "level": level,
             "max_attempts": max_attempts, **({"group": group} if level else {})}
     template = get_template(project, SUMMARY_TEMPLATE if level == 0 else MERGE_TEMPLATE)
-    summary_run = find_or_create_run(project, SUMMARY_RUN, model_id, template.id,
-                                      {**summary_params.as_dict(), "max_attempts": max_attempts}, base)
+    summary_run = find_or_create_run(project, SUMMARY_RUN, model_id=model_id, template_id=template.id,
+                                     params={**summary_params.as_dict(), "max_attempts": max_attempts}, config=base)
     texts = _level_texts(project, scene_set, model, level, group)
     placeholder = "scene" if level == 0 else "summaries"
     run_on_texts(project, summary_run, backend, {i: (placeholder, t) for i, t in texts.items()},
@@ -207,9 +206,9 @@ def _run_level(project: "Project", backend: "Backend", scene_set: SceneSet, *, m
     state.check()
     summaries = summaries_of(project, summary_run)
     false_template = get_template(project, DISTORT_TEMPLATE)
-    false_run = find_or_create_run(project, FALSE_RUN, model_id, false_template.id,
-                                    {**false_params.as_dict(), "max_attempts": max_attempts},
-                                    {**base, "summary_run": summary_run})
+    false_run = find_or_create_run(project, FALSE_RUN, model_id=model_id, template_id=false_template.id,
+                                   params={**false_params.as_dict(), "max_attempts": max_attempts},
+                                   config={**base, "summary_run": summary_run})
     run_on_texts(project, false_run, backend, {i: ("summary", s) for i, s in summaries.items()},
                  lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]), state)
     return _level_report(project, scene_set, model, level, group)
@@ -398,8 +397,9 @@ def import_summaries(project: "Project", book_id: int, path: str | Path, model_l
             "file": path.name, "file_hash": digest}
     summaries = {scene: summary for scene, summary, _ in rows}
     units = [Unit(scene) for scene, _, _ in rows]
-    summary_run = find_or_create_run(project, SUMMARY_RUN, model_id, None, {}, base)
+    summary_run = find_or_create_run(project, SUMMARY_RUN, model_id=model_id, params={}, config=base)
     run_job(project, summary_run, units, _text_outcomes(summaries, path.name), state)
-    false_run = find_or_create_run(project, FALSE_RUN, model_id, None, {}, {**base, "summary_run": summary_run})
+    false_run = find_or_create_run(project, FALSE_RUN, model_id=model_id, params={},
+                                   config={**base, "summary_run": summary_run})
     run_job(project, false_run, units, _text_outcomes({s: f for s, _, f in rows}, path.name, summaries), state)
     return BookSummaries(book_id, model_label, (_level_report(project, scene_set, model_label, 0, DEFAULT_GROUP),))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from workbench.corpus.book_sets import book_set_members
 from workbench.corpus.library import books_with_tag, parse_tags
 from workbench.errors import UserError
 
@@ -25,10 +26,7 @@ def select_books(project: "Project", *, tag: str | None = None, book_set: str | 
         if not chosen:
             raise UserError(f"No book is tagged {key}={value}. Tag books on the Library page first.")
     if book_set:
-        row = project.db.execute("SELECT id FROM book_sets WHERE name = ?", [book_set]).fetchone()
-        if row is None:
-            raise UserError(f"There is no book set called '{book_set}'.")
-        members = {r[0] for r in project.db.execute("SELECT book_id FROM book_set_members WHERE set_id = ?", [row[0]])}
+        members = book_set_members(project, book_set)
         chosen = members if chosen is None else chosen & members
     with_text = {r[0] for r in project.db.execute("SELECT book_id FROM book_texts")}
     ids = sorted((chosen or set()) & with_text)

@@ -178,13 +178,14 @@ def cmd_classify(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from workbench.annotation.items import item_count
     from workbench.probes.rep.validation import create_validation_tasks
 
     with opened(args.project) as project:
         tasks = create_validation_tasks(project, args.task, sample=args.sample, demographics=args.demographic,
                                         seed=args.seed, per_annotator=args.per_annotator, overlap=args.overlap)
         for task in tasks:
-            count = project.db.execute("SELECT COUNT(*) FROM annotation_items WHERE task_id = ?", [task.id]).fetchone()[0]
+            count = item_count(project, task.id)
             print(f"Created the blinded label task '{task.name}' with {count} completions "
                   f"(labels: {', '.join(task.labels)}).")
     print("Annotators can now label them on the Annotate page, or with 'palimpsest annotate'.")

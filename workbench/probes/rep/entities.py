@@ -29,7 +29,7 @@ from workbench.jobs import JobReport
 from workbench.nlp import pipeline_id
 from workbench.probes.rep.books import select_books
 from workbench.probes.rep.decades import model_facts
-from workbench.probes.rep.run import SamplingSettings, choose_sets, continue_run, find_or_create_run, run_config
+from workbench.probes.rep.run import SamplingSettings, choose_sets, continue_run, sampling_run
 from workbench.progress import TaskState
 from workbench.project import now
 
@@ -134,7 +134,7 @@ def run_eep(project: "Project", model: str, settings: SamplingSettings = EEP_DEF
     settings.check()
     spec = get_model(project, model)
     sets = choose_sets(project, [set_name], kind="eep")
-    run_id = find_or_create_run(project, EEP_KIND, spec.id, settings.params(), run_config(sets, settings.samples))
+    run_id = sampling_run(project, EEP_KIND, spec.id, sets, settings)
     return continue_run(project, run_id, state, retry_failed=retry_failed)
 
 

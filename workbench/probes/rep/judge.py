@@ -16,7 +16,7 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit
 from workbench.models.base import Backend, GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process
-from workbench.probes.rep.run import KIND as REP_KIND, find_or_create_run
+from workbench.probes.rep.run import KIND as REP_KIND
 from workbench.probes.rep.sets import StoredSet, load_set
 from workbench.probes.templates import register_kind, save_template
 from workbench.progress import TaskState
@@ -73,7 +73,9 @@ def judge_set(project: "Project", backend: Backend, model_id: int, stored: Store
     params = judge_params(max_tokens)
     config = {"set": {"id": stored.id, "name": stored.name, "version": stored.version, "hash": stored.hash}}
     template = save_template(project, f"rep-judge-{stored.name}", judge_template_text(stored.parsed), KIND)
-    run_id = find_or_create_run(project, KIND, model_id, params, config, template_id=template.id)
+    # The template is kept for the record; the set version in config already fixes what the judge is asked.
+    run_id = jobs.find_or_create_run(project, KIND, model_id=model_id, params=params.as_dict(), config=config,
+                                     template_id=template.id, match_template=False)
     by_id = stored.prompt_by_id()
 
     def build(unit: Unit) -> Request:

@@ -73,18 +73,12 @@ def run_config(sets: Sequence[StoredSet], samples: int) -> dict:
     }
 
 
-def find_or_create_run(project: "Project", kind: str, model_id: int, params: GenerationParams,
-                       config: dict, *, template_id: int | None = None) -> int:
-    """The run with exactly this model, parameters and configuration, or a new one."""
-    wanted_params = params.as_dict()
-    for run_id, in project.db.execute(
-        "SELECT id FROM runs WHERE kind = ? AND model_id = ? ORDER BY id DESC", [kind, model_id]
-    ).fetchall():
-        run = jobs.get_run(project, run_id)
-        if run["params"] == wanted_params and run["config"] == config:
-            return run_id
-    return jobs.create_run(project, kind, model_id=model_id, template_id=template_id, params=wanted_params,
-                           config=config)
+def sampling_run(project: "Project", kind: str, model_id: int, sets: Sequence[StoredSet],
+                 settings: SamplingSettings) -> int:
+    """The REP or EEP run of this model on these set versions with these settings: the earlier one if
+    there is one (to continue it), else a new one."""
+    return jobs.find_or_create_run(project, kind, model_id=model_id, params=settings.params().as_dict(),
+                                   config=run_config(sets, settings.samples))
 
 
 def units_for(sets: Sequence[StoredSet], samples: int) -> list[Unit]:
@@ -128,7 +122,7 @@ def start_rep_run(project: "Project", model: str, demographics: Sequence[str] | 
     settings.check()
     spec = get_model(project, model)
     sets = choose_sets(project, demographics)
-    return find_or_create_run(project, KIND, spec.id, settings.params(), run_config(sets, settings.samples))
+    return sampling_run(project, KIND, spec.id, sets, settings)
 
 
 def run_rep(project: "Project", model: str, demographics: Sequence[str] | None = None,

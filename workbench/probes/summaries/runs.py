@@ -15,7 +15,6 @@ annotators, counted as failed).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
@@ -23,7 +22,17 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 from workbench.annotation.items import SCENE_CHARS, SCENE_CONTEXT_CHARS, add_book_scenes, get_item, set_choices
 from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Process, Unit, create_run, get_run, register_resumer, run_counts, run_job
+from workbench.jobs import (
+    JobReport,
+    Outcome,
+    Process,
+    Unit,
+    find_or_create_run,
+    get_run,
+    register_resumer,
+    run_counts,
+    run_job,
+)
 from workbench.models.base import Backend, GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process
 from workbench.probes.templates import get_template, register_kind, template_by_id
@@ -148,18 +157,10 @@ def attempt_params(params: GenerationParams, attempt: int) -> GenerationParams:
 # ---------------------------------------------------------------------------------------------- runs
 def _run_for(project: "Project", kind: str, model_id: int | None, template_id: int, params: GenerationParams,
              config: dict) -> int:
-    """The run with these settings, so that starting again continues it; a new run otherwise."""
-    params_json = json.dumps({**params.as_dict(), "max_attempts": config["max_attempts"]}, sort_keys=True)
-    config_json = json.dumps(config, sort_keys=True)
-    row = project.db.execute(
-        "SELECT id FROM runs WHERE kind = ? AND template_id = ? AND params = ? AND config = ?"
-        " AND model_id IS ? ORDER BY id DESC LIMIT 1",
-        [kind, template_id, params_json, config_json, model_id],
-    ).fetchone()
-    if row:
-        return row[0]
-    return create_run(project, kind, model_id=model_id, template_id=template_id,
-                      params=json.loads(params_json), config=config)
+    """The run with these settings, so that starting again continues it; a new run otherwise. The number of
+    attempts counts among the parameters."""
+    return find_or_create_run(project, kind, model_id=model_id, template_id=template_id,
+                              params={**params.as_dict(), "max_attempts": config["max_attempts"]}, config=config)
 
 
 def parsed_answers(project: "Project", run_id: int, parse: Callable[[int, str | None, str | None], str]) -> dict[int, str]:
@@ -233,15 +234,16 @@ def run_on_texts(project: "Project", run_id: int, backend: Backend, texts: dict[
 def run_summaries(project: "Project", run_id: int, backend: Backend, item_ids: Sequence[int], state: TaskState,
                   *, retry_failed: bool = False) -> JobReport:
     texts = {i: ("scene", get_item(project, i).text) for i in item_ids}
-    return run_on_texts(project, run_id, backend, texts, lambda _, raw, prompt: parse_marked(raw, prompt), state, retry_failed)
+    return run_on_texts(project, run_id, backend, texts, lambda _, raw, prompt: parse_marked(raw, prompt), state,
+                        retry_failed)
 
 
 def run_distortions(project: "Project", run_id: int, backend: Backend, item_ids: Sequence[int], state: TaskState,
                     *, retry_failed: bool = False) -> JobReport:
     summaries = summaries_of(project, get_run(project, run_id)["config"]["summary_run"])
     texts = {i: ("summary", summaries[i]) for i in item_ids if i in summaries}
-    return run_on_texts(project, run_id, backend, texts, lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]),
-                state, retry_failed)
+    return run_on_texts(project, run_id, backend, texts,
+                        lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]), state, retry_failed)
 
 
 def collect_pairs(project: "Project", summary_run: int, distort_run: int, item_ids: Sequence[int]) -> int:

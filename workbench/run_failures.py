@@ -1,5 +1,5 @@
 """Why items of a run failed, said once per reason: messages that differ only in their numbers (token counts,
-line numbers, HTTP codes aside) are counted together, most frequent first."""
+line numbers, HTTP codes) are counted together, most frequent first. The Jobs and Probes pages show these."""
 
 from __future__ import annotations
 
