@@ -18,7 +18,7 @@ from workbench.models.prices import set_price
 from workbench.models.registry import ModelSpec, add_model
 from workbench.probes.cloze.extract import extract_books
 from workbench.probes.cloze.rules import project_settings
-from workbench.probes.templates import save_template
+from workbench.prompt_templates import save_template
 
 WAIT_MS = 120_000
 

@@ -16,8 +16,8 @@ from workbench.models.registry import ModelSpec, add_model
 from workbench.probes.reading.asking import CHOICE_TEMPLATE, PASSAGE_TEMPLATE, RECONSTRUCT_TEMPLATE
 from workbench.probes.reading.results import CURVE_COLUMNS, forgetting_slope
 from workbench.probes.reading.run import ANSWER_RUN, run_questions
-from workbench.probes.templates import save_template
 from workbench.project import Project
+from workbench.prompt_templates import save_template
 
 pytestmark = pytest.mark.slow
 OPTIONS = 4

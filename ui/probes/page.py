@@ -50,7 +50,7 @@ from workbench.probes.cloze.plan import (
     prompt_preview,
     run_plan,
 )
-from workbench.probes.templates import get_template, templates_frame
+from workbench.prompt_templates import get_template, templates_frame
 from workbench.run_failures import failure_reasons
 
 LIVE_REFRESH_MS = 800  # while a run goes, reload the accuracy table at most this often

@@ -295,7 +295,7 @@ def cmd_deciles(args: argparse.Namespace) -> int:
 
 
 def cmd_templates(args: argparse.Namespace) -> int:
-    from workbench.probes.templates import get_template, save_template, templates_frame
+    from workbench.prompt_templates import get_template, save_template, templates_frame
 
     with opened(args.project) as project:
         if args.add:

@@ -21,7 +21,7 @@ from typing import Sequence
 
 from workbench.probes.reading.questions import NONE_OF_THE_ABOVE, Question
 from workbench.probes.summaries.runs import FormatError, parse_marked
-from workbench.probes.templates import Template, register_kind
+from workbench.prompt_templates import Template, register_kind
 
 CHOICE_TEMPLATE = "reading-choice"
 RECONSTRUCT_TEMPLATE = "reading-reconstruct"

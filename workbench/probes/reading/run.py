@@ -32,8 +32,8 @@ from workbench.probes.reading.asking import (
     reconstruct_prompt,
 )
 from workbench.probes.reading.questions import QuestionSet, get_question_set, latest_question_sets, load_questions
-from workbench.probes.templates import get_template, template_by_id
 from workbench.progress import TaskState
+from workbench.prompt_templates import get_template, template_by_id
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend

@@ -42,8 +42,8 @@ from workbench.probes.summaries.runs import (
     run_on_texts,
     summaries_of,
 )
-from workbench.probes.templates import get_template, register_kind
 from workbench.progress import TaskState
+from workbench.prompt_templates import get_template, register_kind
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend

@@ -35,8 +35,8 @@ from workbench.jobs import (
 )
 from workbench.models.base import Backend, GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process
-from workbench.probes.templates import get_template, register_kind, template_by_id
 from workbench.progress import TaskState
+from workbench.prompt_templates import get_template, register_kind, template_by_id
 
 if TYPE_CHECKING:
     from workbench.project import Project
