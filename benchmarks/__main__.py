@@ -10,7 +10,6 @@ import traceback
 import benchmarks
 
 
-
 def available() -> list[str]:
     return sorted(m.name[len("bench_"):] for m in pkgutil.iter_modules(benchmarks.__path__) if m.name.startswith("bench_"))
 

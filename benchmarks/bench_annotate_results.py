@@ -13,7 +13,6 @@ stalled up to 0.6 s while the Results tab computed). Goal: at least 3 times fast
 
 from __future__ import annotations
 
-
 from benchmarks.common import Timer, line, qt_application, skipped
 
 

@@ -45,8 +45,8 @@ def run(quick: bool):
     from PySide6.QtCore import Qt
 
     from ui.background import BackgroundOps
-    from ui.library.page import LibraryPage
     from ui.library.books_model import TITLE
+    from ui.library.page import LibraryPage
     from workbench import Project
     from workbench.corpus.importer import store_book
     from workbench.corpus.sources import draft_from_text

@@ -50,8 +50,8 @@ def run(quick: bool):
         yield skipped("rep_results_blocking", "the GUI extra is not installed")
         return
     from ui.background import BackgroundOps
-    from ui.rep.page import RepPage
     from ui.rep import results_tab
+    from ui.rep.page import RepPage
 
     decades = ["1950s", "1960s", "1970s"] if quick else ["1950s", "1960s", "1970s", "1980s", "1990s", "2000s"]
     samples = 20 if quick else 50

@@ -48,8 +48,8 @@ def judge(candidate, mentions) -> str | None:
 
 def measure(litbank: Path, allow_other_proper_nouns: bool = False, show_errors: int = 0) -> dict:
     from workbench.nlp import load_english
-    from workbench.probes.cloze.extract import blocks
     from workbench.probes.cloze.candidates import find_candidates
+    from workbench.probes.cloze.extract import blocks
     from workbench.probes.cloze.rules import ExtractionSettings
 
     settings = ExtractionSettings(reject_other_proper_nouns=not allow_other_proper_nouns)

@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import pandas as pd
 
-from workbench import __version__
-from workbench import registry, run_lock
+from workbench import __version__, registry, run_lock
 from workbench.errors import CancelledError, UserError
-from workbench.project import now
 from workbench.progress import TaskState
+from workbench.project import now
 from workbench.registry import PageSpec, Part
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ import pytest
 from tests.fixtures.annotation_data import SECRET_AUTHOR, SECRET_TITLE, add_book, invented_novel
 from workbench.project import Project
 
+
 @pytest.fixture
 def messages(monkeypatch):
     """Message boxes and questions of the GUI tests: collected (questions answered yes) instead of shown."""

@@ -7,9 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.fixtures.by_hand import fleiss_by_hand, kappa_by_hand, wilson_by_hand
-
 from tests.fixtures.annotation_data import task_with_answers
+from tests.fixtures.by_hand import fleiss_by_hand, kappa_by_hand, wilson_by_hand
 from workbench.annotation.agreement import agreement_table
 
 

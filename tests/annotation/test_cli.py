@@ -4,8 +4,7 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from tests.fixtures.annotation_data import add_book, invented_novel
-from tests.fixtures.annotation_data import write_csv
+from tests.fixtures.annotation_data import add_book, invented_novel, write_csv
 from workbench.cli import main
 from workbench.project import Project
 

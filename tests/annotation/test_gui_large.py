@@ -4,8 +4,8 @@ and adjudicating one disputed item after another."""
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.fixtures.annotation_gui import close, key, open_window, start
 from tests.fixtures.annotation_data import write_csv
+from tests.fixtures.annotation_gui import close, key, open_window, start
 from workbench.annotation.adjudication import adjudications_frame
 from workbench.annotation.annotation_import import import_annotations
 from workbench.annotation.answers import annotations_frame

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures.annotation_data import SECRET_AUTHOR, SECRET_TITLE, add_book, invented_novel
+from tests.fixtures.annotation_data import SECRET_AUTHOR, SECRET_TITLE, add_book, invented_novel, write_csv
 from tests.fixtures.annotation_gui import close, open_window, start
-from tests.fixtures.annotation_data import write_csv
 from tests.fixtures.fault_proxy import Fault
 from ui.annotate.items_dialog import AddItemsDialog
 from ui.annotate.task_dialog import NewTaskDialog

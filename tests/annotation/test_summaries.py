@@ -179,7 +179,7 @@ def test_a_deleted_task_takes_its_runs_along_so_a_new_task_starts_afresh(project
 
 def test_an_edited_template_version_is_used_and_recorded(project, scene_book, tiny_causal_dir):
     from workbench.jobs import get_run
-    from workbench.probes.templates import get_template, save_template
+    from workbench.prompt_templates import get_template, save_template
 
     shipped = get_template(project, "summary", kind="summary")
     assert "{scene}" in shipped.body and MARKER in shipped.body

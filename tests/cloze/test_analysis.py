@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from workbench.corpus.library import set_tags, update_book
+from tests.fixtures.cloze_texts import BOOKS
 from workbench.jobs import Outcome, Unit, create_run, run_job
 from workbench.probes.cloze.analysis import (
     book_accuracy,
@@ -17,9 +17,9 @@ from workbench.probes.cloze.analysis import (
     model_labels,
     year_correlation,
 )
-from tests.fixtures.cloze_texts import BOOKS, PASSAGES
 from workbench.probes.cloze.gpt4books import external_model
 from workbench.probes.cloze.score import wilson_interval
+
 
 def test_per_book_accuracy_with_wilson_intervals(results):
     project, ids = results

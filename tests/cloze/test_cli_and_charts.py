@@ -8,8 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.fixtures.cloze_texts import add_book
-from tests.fixtures.cloze_texts import novel
+from tests.fixtures.cloze_texts import add_book, novel
 from workbench.cli import main
 from workbench.corpus.library import set_tags, update_book
 from workbench.export.registry import charts, export_chart, tables

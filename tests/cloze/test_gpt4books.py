@@ -5,8 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests.fixtures.cloze_texts import add_book
-from tests.fixtures.cloze_texts import novel
+from tests.fixtures.cloze_texts import add_book, novel
 from workbench.errors import UserError
 from workbench.probes.cloze.analysis import book_accuracy, passage_results
 from workbench.probes.cloze.gpt4books import import_gpt4books

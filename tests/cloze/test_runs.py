@@ -17,7 +17,7 @@ from workbench.probes.cloze.mlm import run_mlm
 from workbench.probes.cloze.passages import select_passage_ids
 from workbench.probes.cloze.rules import ExtractionSettings
 from workbench.probes.cloze.run import Selection, run_cloze, run_logprob
-from workbench.probes.templates import save_template
+from workbench.prompt_templates import save_template
 
 # The tiny models read at most 512 tokens; the shipped prompt with its examples is longer than that in
 # their 400-token vocabulary, so these tests use a short template of their own.

@@ -6,7 +6,7 @@ import pytest
 
 from workbench.errors import UserError
 from workbench.probes.cloze.prompting import cloze_prompt, expected_answer
-from workbench.probes.templates import (
+from workbench.prompt_templates import (
     get_template,
     install_shipped,
     load_shipped,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tests.fixtures.cloze_texts import novel
 from tests.fixtures.cloze_books import write_gpt4books
+from tests.fixtures.cloze_texts import novel
 from tests.fixtures.rep_data import store_run
 from workbench import jobs
 from workbench.cli import main
@@ -23,7 +23,7 @@ from workbench.probes.cloze.rules import ExtractionSettings
 from workbench.probes.cloze.run import run_cloze
 from workbench.probes.rep.run import SamplingSettings, run_config, run_rep
 from workbench.probes.rep.sets import get_set
-from workbench.probes.templates import save_template
+from workbench.prompt_templates import save_template
 
 SHORT = "Fill in the name.\n{passage}\nAnswer:"
 FAKE_KEY = "sk-test-" + "9f3b27c1e0a4d6b8" * 3

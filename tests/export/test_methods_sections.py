@@ -10,7 +10,13 @@ from tests.fixtures.rep_data import external_model, store_run
 from workbench import jobs
 from workbench.export import methods
 from workbench.export.methods import (
-    MethodsSection, RunFacts, RunKind, Statistic, methods_json, methods_text, register_methods,
+    MethodsSection,
+    RunFacts,
+    RunKind,
+    Statistic,
+    methods_json,
+    methods_text,
+    register_methods,
 )
 from workbench.models.base import GenerationParams
 from workbench.probes.rep.run import run_config
@@ -73,9 +79,9 @@ def test_a_run_kind_belongs_to_one_section(echo_section):
 
 
 def test_every_probe_registers_its_section_through_its_part():
-    assert [s.key for s in methods.sections()] == ["name-cloze", "rep", "rep-judge", "rep-eep", "summaries",
+    assert [s.key for s in methods.sections()] == ["name-cloze", "rep", "rep-judge", "rep-eep", "summaries", "reading",
                                                    "leakage"]
     kinds = {k.kind for s in methods.sections() for k in s.kinds}
     assert kinds == {"cloze", "cloze-logprob", "cloze-mlm", "rep", "rep-judge", "rep-eep", "summary",
-                     "summary-distort", "leakage-overlap", "leakage-frequency", "membership", "surprisal",
-                     "decop-paraphrase", "decop"}
+                     "summary-distort", "reading-summary", "reading-false-summary", "reading-answer",
+                     "leakage-overlap", "leakage-frequency", "membership", "surprisal", "decop-paraphrase", "decop"}

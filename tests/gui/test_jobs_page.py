@@ -7,13 +7,13 @@ import pytest
 import workbench.models.registry as registry
 from tests.fixtures.fault_proxy import Fault
 from ui.jobs.page import JobsPage
-from workbench.progress import describe_duration as format_eta
 from workbench import jobs
 from workbench.models import prices
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
 from workbench.models.registry import ModelSpec
 from workbench.progress import TaskState
+from workbench.progress import describe_duration as format_eta
 
 KIND = "gui-test"
 

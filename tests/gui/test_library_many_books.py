@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 
 from tests.fixtures.books import novel_text
-from ui.library.page import LibraryPage
 from ui.library.books_model import AUTHOR, TITLE, WORDS, YEAR
+from ui.library.page import LibraryPage
+from workbench.corpus.importer import store_book
 from workbench.corpus.library import list_books, set_tags, update_book
 from workbench.corpus.sources import draft_from_text
-from workbench.corpus.importer import store_book
 
 WAIT_MS = 30_000
 BOOKS = 60

@@ -6,9 +6,9 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from tests.fixtures.books import gutenberg_text, novel_text
+from ui.library.books_model import TAGS, TITLE, WORDS, YEAR
 from ui.library.gutenberg_dialog import parse_numbers
 from ui.library.page import LibraryPage
-from ui.library.books_model import TAGS, TITLE, WORDS, YEAR
 from workbench.corpus.library import book_text, get_book, list_books
 from workbench.corpus.stats import text_statistics
 from workbench.errors import UserError

@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 import workbench.models.registry as registry
+from tests.fixtures.fake_keys import fake_key
 from tests.fixtures.servers import free_port
 from ui.background import BackgroundOps
 from ui.models.model_dialog import KEY_ENV, ModelDialog
@@ -15,7 +16,6 @@ from workbench.models import prices
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.cache import cache_size
 from workbench.models.registry import ModelSpec
-from tests.fixtures.fake_keys import fake_key
 
 
 @pytest.fixture

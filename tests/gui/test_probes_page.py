@@ -7,18 +7,18 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.fixtures.fault_proxy import Fault
 from tests.fixtures.cloze_books import SHORT_TEMPLATE, write_book, write_gpt4books
+from tests.fixtures.fault_proxy import Fault
 from ui.background import BackgroundOps
-from ui.probes.page import ProbesPage
 from ui.probes.books_chooser import BOOK, FLAG, IMPORTED, PASSAGES
+from ui.probes.page import ProbesPage
 from workbench.corpus.importer import import_paths
 from workbench.corpus.library import set_tags
 from workbench.models.prices import set_price
 from workbench.models.registry import ModelSpec, add_model
 from workbench.probes.cloze.extract import extract_books
 from workbench.probes.cloze.rules import project_settings
-from workbench.probes.templates import save_template
+from workbench.prompt_templates import save_template
 
 WAIT_MS = 120_000
 

@@ -19,8 +19,8 @@ from workbench.jobs import Outcome, Unit
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
 from workbench.models.openai_backend import OpenAIBackend
-from workbench.project import Project
 from workbench.progress import TaskState
+from workbench.project import Project
 
 UNITS = [Unit(i, s) for i in range(10) for s in range(2)]
 

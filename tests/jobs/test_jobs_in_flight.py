@@ -23,8 +23,8 @@ from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.cache import CachedBackend
 from workbench.models.calls import generation_process
 from workbench.models.openai_backend import OpenAIBackend
-from workbench.project import Project
 from workbench.progress import TaskState
+from workbench.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = GenerationParams(max_tokens=4, temperature=0.8, seed=11)  # seeded: cacheable

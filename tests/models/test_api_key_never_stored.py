@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import workbench.models.registry as registry
+from tests.fixtures.fake_keys import fake_key
 from tests.fixtures.fault_proxy import Fault
 from workbench import jobs
 from workbench.cli import main
@@ -16,7 +17,6 @@ from workbench.errors import UserError
 from workbench.models.base import BackendError, GenerationParams, prompt_request
 from workbench.models.calls import generation_process
 from workbench.models.usage import runs_overview
-from tests.fixtures.fake_keys import fake_key
 
 KEY = fake_key("palimpsest-FAKE-7c3e9d1a5b2f4e6a")
 VARIABLE = "PALIMPSEST_FAKE_KEY_FOR_TESTS"

@@ -7,13 +7,12 @@ import os
 import pytest
 import torch
 
+from tests.fixtures.tiny_model_builders import build_tiny_gguf
 from workbench.errors import UserError
 from workbench.models.base import BackendError, Failure, Generation, GenerationParams, Message, Request
 from workbench.models.gguf_backend import LlamaCppBackend
 from workbench.models.hf_backend import TransformersBackend
 from workbench.models.prompt_text import flatten_messages
-
-from tests.fixtures.tiny_model_builders import build_tiny_gguf
 
 PROMPTS = ["The lighthouse keeper", "In the village below, the baker Rosalind", "One night"]
 GREEDY = GenerationParams(max_tokens=12)

@@ -15,8 +15,8 @@ from workbench.cli import main
 from workbench.cli.common import progress_state
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
-from workbench.project import Project
 from workbench.progress import TaskState
+from workbench.project import Project
 
 
 def palimpsest(*argv: str) -> int:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 import workbench.models.registry as registry
+from tests.fixtures.fake_keys import fake_key
 from workbench import jobs
 from workbench.errors import UserError
 from workbench.models.base import BackendError
 from workbench.models.cache import CachedBackend
 from workbench.models.openai_backend import OpenAIBackend
 from workbench.models.registry import ModelSpec
-from tests.fixtures.fake_keys import fake_key
 
 
 def api_model(url: str, label: str = "tiny-api", **kw) -> ModelSpec:

@@ -6,10 +6,10 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
+from tests.fixtures.fake_keys import fake_key
 from workbench.models import secrets
 from workbench.models.base import BackendError
 from workbench.models.openai_backend import OpenAIBackend
-from tests.fixtures.fake_keys import fake_key
 
 
 class MemoryKeyring(KeyringBackend):

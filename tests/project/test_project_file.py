@@ -6,8 +6,7 @@ import threading
 import pytest
 
 from workbench.errors import ProjectError
-from workbench.project import Project
-from workbench.project import schema
+from workbench.project import Project, schema
 
 
 def _tables(path):

@@ -6,6 +6,7 @@ from tests.fixtures.rep_data import FIFTIES_A, FIFTIES_B, NINETIES
 from workbench.corpus.importer import store_book
 from workbench.corpus.sources import BookDraft
 
+
 @pytest.fixture
 def messages(monkeypatch):
     """Error and information boxes of the GUI tests, collected instead of shown."""

@@ -9,8 +9,16 @@ from tests.fixtures.rep_data import external_model, store_run
 from workbench import jobs
 from workbench.models.base import GenerationParams
 from workbench.probes.rep.entities import (
-    EEP_KIND, book_entities, compare_stages, load_ner, normalise_entity, overlap_per_response, overlap_share,
-    overlap_summary, run_eep, pipeline_id,
+    EEP_KIND,
+    book_entities,
+    compare_stages,
+    load_ner,
+    normalise_entity,
+    overlap_per_response,
+    overlap_share,
+    overlap_summary,
+    pipeline_id,
+    run_eep,
 )
 from workbench.probes.rep.run import SamplingSettings, run_config
 from workbench.probes.rep.sets import get_set

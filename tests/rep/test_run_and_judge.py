@@ -5,14 +5,15 @@ import pytest
 from workbench import jobs
 from workbench.errors import UserError
 from workbench.probes.rep.classify import classified_responses, judge_classifier
-from workbench.probes.rep.judge import KIND as JUDGE_KIND, run_judge
+from workbench.probes.rep.judge import KIND as JUDGE_KIND
+from workbench.probes.rep.judge import run_judge
 from workbench.probes.rep.lexical import lexical_label
 from workbench.probes.rep.run import SamplingSettings, run_rep, start_rep_run
 from workbench.probes.rep.sets import get_set
 from workbench.probes.rep.stats import rep_counts
-from workbench.probes.templates import template_by_id
-from workbench.project import Project
 from workbench.progress import TaskState
+from workbench.project import Project
+from workbench.prompt_templates import template_by_id
 
 SMALL = SamplingSettings(samples=3, max_tokens=12, min_tokens=4, seed=100)
 

@@ -5,8 +5,15 @@ import pytest
 from workbench.errors import UserError
 from workbench.probes.rep.setfile import SetFileError
 from workbench.probes.rep.sets import (
-    current_sets, export_set_file, get_set, import_set_file, install_shipped, reset_to_shipped, save_set,
-    sets_frame, versions_frame,
+    current_sets,
+    export_set_file,
+    get_set,
+    import_set_file,
+    install_shipped,
+    reset_to_shipped,
+    save_set,
+    sets_frame,
+    versions_frame,
 )
 
 

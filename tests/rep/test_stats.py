@@ -9,8 +9,16 @@ from scipy import stats as scipy_stats
 
 from tests.fixtures.rep_stats_tables import CATEGORIES, TABLE, classified, counts_of
 from workbench.probes.rep.stats import (
-    by_decade, contingency, counts_from_classified, decade_tests, fit_quadratic, spread, trends, with_shares,
+    by_decade,
+    contingency,
+    counts_from_classified,
+    decade_tests,
+    fit_quadratic,
+    spread,
+    trends,
+    with_shares,
 )
+
 
 def test_counts_list_every_category_and_keep_unparsed_and_failures_beside():
     counts = counts_of({("m50", "1950s"): {"woman": 3, "man": 5}}, unparsed={"m50": 2}, failed={"m50": 1})

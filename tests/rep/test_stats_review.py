@@ -10,7 +10,8 @@ from tests.fixtures.rep_stats_tables import TABLE, counts_of
 from workbench.models.base import GenerationParams
 from workbench.probes.rep import stats
 from workbench.probes.rep.classify import classified_responses
-from workbench.probes.rep.run import KIND as REP_KIND, run_config
+from workbench.probes.rep.run import KIND as REP_KIND
+from workbench.probes.rep.run import run_config
 from workbench.probes.rep.sets import get_set
 
 

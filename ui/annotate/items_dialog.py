@@ -40,7 +40,6 @@ from workbench.annotation.items import PASSAGE_WORDS, SCENE_CHARS, add_book_pass
 from workbench.annotation.overview import tasks_overview
 from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY, Task
 from workbench.errors import UserError
-from workbench.probes.summaries.runs import DEFAULT_MAX_ATTEMPTS, SUMMARY_PARAMS
 from workbench.probes.summaries.plans import (
     SummaryPlan,
     estimate_plan_cost,
@@ -50,6 +49,7 @@ from workbench.probes.summaries.plans import (
     run_plan,
     runnable_models,
 )
+from workbench.probes.summaries.runs import DEFAULT_MAX_ATTEMPTS, SUMMARY_PARAMS
 
 TABLE_FILES = "Tables (*.csv *.tsv *.tab *.txt);;All files (*)"
 FILE_COLUMNS = {

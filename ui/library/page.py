@@ -33,12 +33,12 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.background import Operation
+from ui.library.book_panel import PREVIEW_CHARS, BookPanel
+from ui.library.books_model import AUTHOR, BOOK_ID_ROLE, ID, SOURCE, TAGS, TITLE, WORDS, YEAR, BooksFilter, BooksModel
+from ui.library.books_model import COLUMNS as COLUMN_TITLES
+from ui.library.gutenberg_dialog import GutenbergDialog, parse_numbers
 from ui.widgets.page import Page
 from ui.widgets.summary_box import SummaryBox
-from ui.library.book_panel import PREVIEW_CHARS, BookPanel
-from ui.library.gutenberg_dialog import GutenbergDialog, parse_numbers
-from ui.library.books_model import COLUMNS as COLUMN_TITLES
-from ui.library.books_model import AUTHOR, BOOK_ID_ROLE, ID, SOURCE, TAGS, TITLE, WORDS, YEAR, BooksFilter, BooksModel
 from ui.widgets.table_style import one_line_rows
 from workbench.corpus.importer import ImportReport, import_paths
 from workbench.corpus.library import book_preview, book_text, delete_books, get_book

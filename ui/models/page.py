@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from ui import dialogs
-from ui.widgets.page import Page
 from ui.models.model_dialog import ModelDialog
+from ui.widgets.page import Page
 from ui.widgets.table_filling import filling
 from ui.widgets.table_style import one_line_rows
 from workbench.errors import UserError

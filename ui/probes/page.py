@@ -28,13 +28,13 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs, wording
 from ui.background import Operation
-from ui.widgets.page import Page
-from ui.widgets.summary_box import SummaryBox
 from ui.probes.books_chooser import BooksChooser
-from ui.widgets.progress_row import ProgressRow
 from ui.probes.results import ResultsPanel
 from ui.probes.run_settings import RunSettings
 from ui.probes.template_dialog import TemplateDialog
+from ui.widgets.page import Page
+from ui.widgets.progress_row import ProgressRow
+from ui.widgets.summary_box import SummaryBox
 from workbench.errors import UserError
 from workbench.models.base import BackendError
 from workbench.models.registry import get_model, list_models
@@ -50,7 +50,7 @@ from workbench.probes.cloze.plan import (
     prompt_preview,
     run_plan,
 )
-from workbench.probes.templates import get_template, templates_frame
+from workbench.prompt_templates import get_template, templates_frame
 from workbench.run_failures import failure_reasons
 
 LIVE_REFRESH_MS = 800  # while a run goes, reload the accuracy table at most this often

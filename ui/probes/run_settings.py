@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.models.registry import ModelSpec
+from workbench.probes.cloze.plan import GENERATING_KINDS, KINDS, TEMPLATED_KINDS, ProbePlan, is_paid
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
 from workbench.probes.cloze.run import DEFAULT_MAX_TOKENS
-from workbench.probes.cloze.plan import GENERATING_KINDS, KINDS, TEMPLATED_KINDS, ProbePlan, is_paid
 
 BACKEND_NAMES = {"openai": "API", "gguf": "GGUF, local", "hf": "Hugging Face, local"}
 LABEL_ROLE = Qt.ItemDataRole.UserRole

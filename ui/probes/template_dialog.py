@@ -2,7 +2,7 @@
 
 Saving never overwrites: changed text becomes a new version of the template (runs keep pointing at
 the exact text they used), unchanged text saves nothing. The check of the text (it must contain
-``{passage}``) is the template store's own (``workbench.probes.templates.save_template``).
+``{passage}``) is the template store's own (``workbench.prompt_templates.save_template``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from ui.widgets.screen_fit import resize_to_fit
 from workbench.errors import UserError
-from workbench.probes.templates import Template, save_template
+from workbench.prompt_templates import Template, save_template
 
 NEW_HINT = ("Write the prompt. Put {passage} where the passage with the hidden name goes, and ask for the answer "
             "as <name>…</name> so it can be scored.")

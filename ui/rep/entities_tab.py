@@ -52,7 +52,12 @@ from workbench.jobs import models_with_runs
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.entities import (
-    EEP_DEFAULTS, EEP_KIND, compare_stages, overlap_per_response, overlap_summary, run_eep,
+    EEP_DEFAULTS,
+    EEP_KIND,
+    compare_stages,
+    overlap_per_response,
+    overlap_summary,
+    run_eep,
 )
 from workbench.probes.rep.run import SamplingSettings
 from workbench.probes.rep.sets import current_sets

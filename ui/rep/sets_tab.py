@@ -28,7 +28,13 @@ from ui.widgets.page import ProjectView
 from workbench.errors import UserError
 from workbench.probes.rep.lexical import rules_frame
 from workbench.probes.rep.sets import (
-    current_sets, export_set_file, get_set, import_set_file, reset_to_shipped, save_set, shipped_sets,
+    current_sets,
+    export_set_file,
+    get_set,
+    import_set_file,
+    reset_to_shipped,
+    save_set,
+    shipped_sets,
 )
 
 SET_FILES = "REP set files (*.toml);;All files (*)"

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QAbstractItemView, QTableView, QTableWidget, QTabl
 
 from ui.widgets.table_filling import filling
 
-
 #: column names that never make a good title, as a reader would say them
 PLAIN_HEADERS = {"item_id": "Item", "adjudicated": "Agreed value", "spread": "Spread", "n": "N", "p_value": "p",
                  "ci_low": "95% CI from", "ci_high": "95% CI to"}

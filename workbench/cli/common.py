@@ -12,8 +12,8 @@ from typing import Iterator
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.project import Project
 from workbench.progress import Progress, TaskState, describe_duration
+from workbench.project import Project
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -73,6 +73,14 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
             with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
                                    "display.max_colwidth", 60):
                 out.write(frame.to_string(index=False) + "\n")
+
+
+def confirm(question: str) -> bool:
+    """Ask a yes/no question on the terminal; False (no) when nobody is there to answer."""
+    if not sys.stdin.isatty():
+        return False
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")
 
 
 def parse_options(pairs: list[str]) -> dict[str, str]:

@@ -20,8 +20,8 @@ from workbench.corpus.metadata import MetadataTable, read_metadata_csv
 from workbench.corpus.sources import BookDraft, Source, expand_paths, read_source
 from workbench.corpus.stats import count_words
 from workbench.errors import CancelledError, UserError
-from workbench.project import now
 from workbench.progress import TaskState
+from workbench.project import now
 
 if TYPE_CHECKING:
     from workbench.project import Project

@@ -220,7 +220,7 @@ def _model_record(project: "Project", model_id: int | None) -> dict[str, Any] | 
 
 def _template_record(project: "Project", template_id: int | None) -> dict[str, Any] | None:
     # Prompt templates are shared by every probe (a run's template_id is a column of every run).
-    from workbench.probes.templates import template_by_id
+    from workbench.prompt_templates import template_by_id
 
     if template_id is None:
         return None

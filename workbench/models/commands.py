@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-
 from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
 from workbench.models import registry
 from workbench.models.registry import BACKENDS, ModelSpec

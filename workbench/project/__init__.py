@@ -1,9 +1,7 @@
 """The SQLite project file: schema, migrations, connections, save-as, integrity."""
 
-from workbench.registry import Part
-
-
 from workbench.project.project import SUFFIX, Project, now
+from workbench.registry import Part
 
 __all__ = ["Project", "SUFFIX", "now"]
 

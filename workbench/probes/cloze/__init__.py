@@ -22,7 +22,6 @@ Modules, in the order of the work:
 
 from workbench.registry import PageSpec, Part
 
-
 MASK = "[MASK]"
 #: run kinds whose responses point at ``cloze_passages`` rows (``responses.item_id`` = passage id)
 RUN_KINDS = ("cloze", "cloze-mlm", "cloze-logprob")

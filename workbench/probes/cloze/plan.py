@@ -90,7 +90,7 @@ def estimate_costs(project: "Project", plan: ProbePlan) -> list[tuple["ModelSpec
     from workbench.probes.cloze.mlm import masked_text
     from workbench.probes.cloze.prompting import cloze_prompt
     from workbench.probes.cloze.run import _passages
-    from workbench.probes.templates import get_template
+    from workbench.prompt_templates import get_template
 
     plan.check()
     ids = plan.selection().passage_ids(project)
@@ -110,7 +110,7 @@ def prompt_preview(project: "Project", plan: ProbePlan) -> str | None:
     from workbench.probes.cloze.passages import select_passage_ids
     from workbench.probes.cloze.prompting import cloze_prompt
     from workbench.probes.cloze.run import _passages
-    from workbench.probes.templates import get_template
+    from workbench.prompt_templates import get_template
 
     if plan.book_ids is not None and not plan.book_ids:
         return None

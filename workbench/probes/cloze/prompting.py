@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from workbench.probes.templates import Template
+from workbench.prompt_templates import Template
 
 DEFAULT_TEMPLATE = "name-cloze"
 OPEN_TAG, CLOSE_TAG = "<name>", "</name>"

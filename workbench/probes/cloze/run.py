@@ -27,8 +27,8 @@ from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run
 from workbench.models.base import GenerationParams, Message, prompt_request
 from workbench.probes.cloze.passages import select_passage_ids
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE, cloze_prompt, expected_answer
-from workbench.probes.templates import Template, get_template, template_by_id
 from workbench.progress import TaskState
+from workbench.prompt_templates import Template, get_template, template_by_id
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend

@@ -22,7 +22,13 @@ from workbench.errors import UserError
 from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
 from workbench.probes.rep.classify import LEXICAL
 from workbench.probes.rep.stats import (
-    ROLE_KEYS, by_decade, decade_tests, rep_counts, spread, trends, with_shares,
+    ROLE_KEYS,
+    by_decade,
+    decade_tests,
+    rep_counts,
+    spread,
+    trends,
+    with_shares,
 )
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from workbench.models.base import Backend, GenerationParams, Request, prompt_req
 from workbench.models.calls import generation_process
 from workbench.probes.rep.run import KIND as REP_KIND
 from workbench.probes.rep.sets import StoredSet, load_set
-from workbench.probes.templates import register_kind, save_template
 from workbench.progress import TaskState
+from workbench.prompt_templates import register_kind, save_template
 
 if TYPE_CHECKING:
     from workbench.probes.rep.setfile import RepSet

@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from workbench.export.methods import (
-    MethodsSection, RunFacts, RunKind, Statistic, cell, indented_code, number, register_methods, same,
+    MethodsSection,
+    RunFacts,
+    RunKind,
+    Statistic,
+    cell,
+    indented_code,
+    number,
+    register_methods,
+    same,
 )
 from workbench.probes.rep.entities import EEP_KIND
 from workbench.probes.rep.judge import KIND as JUDGE_KIND

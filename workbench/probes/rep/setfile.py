@@ -19,8 +19,9 @@ from __future__ import annotations
 import hashlib
 import re
 import string
-import tomllib
 from dataclasses import dataclass, field
+
+import tomllib
 
 from workbench.errors import UserError
 from workbench.probes.rep.toml_lines import key_lines, line_of

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.project import now
 from workbench.probes.rep.setfile import EepSet, Prompt, RepSet, SetFileError, normalise_newlines, parse_set
+from workbench.project import now
 
 if TYPE_CHECKING:
     from workbench.project import Project

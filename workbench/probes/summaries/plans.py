@@ -123,7 +123,7 @@ def estimate_plan_cost(project: "Project", task: "Task | str | int", plan: Summa
     scene still to do (each answer as long as allowed; retries of unusable answers come on top)."""
     from workbench.models.prices import estimate_cost
     from workbench.models.registry import get_model
-    from workbench.probes.templates import get_template
+    from workbench.prompt_templates import get_template
 
     plan.check()
     spec = get_model(project, plan.model)

@@ -39,7 +39,7 @@ from workbench.project import now
 if TYPE_CHECKING:
     from workbench.project import Project
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "resources" / "prompts"
+PROMPTS_DIR = Path(__file__).resolve().parents[1] / "resources" / "prompts"
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 HEADER_FENCE = "---"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,79}$")
