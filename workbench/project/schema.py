@@ -401,6 +401,8 @@ def reading(db: Database) -> None:
             UNIQUE (set_id, position)
         );
         CREATE INDEX reading_questions_set ON reading_questions (set_id)
+        """,
+    )
 
 
 @MIGRATIONS(name="0007_leakage")

@@ -33,8 +33,8 @@ from workbench.models.base import GenerationParams, prompt_request
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.runs import responses
 from workbench.probes.leakage.statistics import binomial
-from workbench.prompt_templates import get_template, register_kind, template_by_id
 from workbench.progress import TaskState
+from workbench.prompt_templates import get_template, register_kind, template_by_id
 
 if TYPE_CHECKING:
     from workbench.project import Project
