@@ -279,3 +279,29 @@ def test_a_metadata_table_fills_in_books_made_by_an_import(tmp_path, project):
     assert books[0].tags == {"genre": "romance"} and books[3].title == "2 Cities"
     assert sorted(report.updated) == ids[:3]
     assert any("line 5" in note and "matched no book" in note for note in report.notes)
+
+
+def test_the_methods_record_names_the_files_of_an_import(tmp_path, project):
+    from workbench.export.methods import methods_record, methods_text
+
+    import_gpt4books(project, _files(tmp_path / "published", 3), "gpt4")
+    [run] = methods_record(project)["runs"]
+    assert run["cloze"]["imported_files"] == [{"file": f"b0{i}.tsv", "rows": 5} for i in (1, 2, 3)]
+    assert "- **Passages:** 15 from 3 books, 15 of them imported (from 3 files in published/)." in methods_text(project)
+
+
+def test_the_summary_says_what_an_import_added(tmp_path, project):
+    from workbench.probes.cloze.gpt4books import import_summary_text
+
+    files = _files(tmp_path / "gpt4", 3)
+    first = import_gpt4books(project, files[:2], "gpt4")
+    assert import_summary_text(first, "gpt4") == (
+        "Imported 10 answers for 2 book(s) under 'gpt4' (run 1). 2 book(s) were not in the library and were added "
+        "from their file names, without text (a metadata table can fill in their titles, authors and years).")
+    more = import_gpt4books(project, files, "gpt4")
+    assert list(more["added"]) == [False, False, True]
+    assert import_summary_text(more, "gpt4").startswith(
+        "Imported 5 answers for 1 book(s) under 'gpt4' (run 2). 2 file(s) had been imported before and added nothing.")
+    again = import_gpt4books(project, files, "gpt4")
+    assert import_summary_text(again, "gpt4") == (
+        "Nothing new: these 3 files were imported before under 'gpt4', so nothing was added.")

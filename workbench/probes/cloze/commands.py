@@ -230,14 +230,12 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from workbench.probes.cloze.gpt4books import import_gpt4books
+    from workbench.probes.cloze.gpt4books import import_gpt4books, import_summary_text
 
     with opened(args.project) as project:
         summary = import_gpt4books(project, args.files, args.model_label, state=progress_state("Importing"))
     print_frame(summary)
-    new = int(summary["new_book"].sum())
-    print(f"Imported {int(summary['rows'].sum())} answers for {len(summary)} book(s) under '{args.model_label}'"
-          + (f"; {new} book(s) were not in the library and were added by their id." if new else "."))
+    print(import_summary_text(summary, args.model_label))
     return 0
 
 

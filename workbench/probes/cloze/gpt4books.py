@@ -320,7 +320,8 @@ def _response_rows(run_id: int, book_file: BookFile, ids: list[int], stamp: str)
     ]
 
 
-SUMMARY_COLUMNS = ["file", "book_id", "book", "new_book", "rows", "correct", "parse_disagreements", "run_id"]
+#: ``added``: the file's answers were stored by this import (False: it had been imported before)
+SUMMARY_COLUMNS = ["file", "book_id", "book", "new_book", "rows", "correct", "parse_disagreements", "run_id", "added"]
 
 
 def import_gpt4books(
@@ -369,7 +370,7 @@ def import_gpt4books(
         summary.append({
             "file": book_file.path.name, "book_id": book_id, "book": names[book_id], "new_book": created,
             "rows": len(book_file.rows), "correct": correct, "parse_disagreements": disagreements,
-            "run_id": run_id if is_new else max(stored[pid][2] for pid in ids),
+            "run_id": run_id if is_new else max(stored[pid][2] for pid in ids), "added": is_new,
         })
     state.progress(total, total, "Imported", force=True)
     return pd.DataFrame(summary, columns=SUMMARY_COLUMNS)
@@ -415,3 +416,21 @@ def _score(rows: list[Row], parsed_answers: dict[str, str]) -> tuple[int, int]:
         correct += is_correct(parsed, row.gold)
         disagreements += parsed != row.published_parsed.strip()
     return correct, disagreements
+
+
+def import_summary_text(summary: pd.DataFrame, model_label: str) -> str:
+    """What an import did, in a sentence or three (the CLI and the Probes page say the same)."""
+    added = summary[summary["added"]]
+    before = len(summary) - len(added)
+    if added.empty:
+        return (f"Nothing new: {'this file was' if before == 1 else f'these {before} files were'} imported before "
+                f"under '{model_label}', so nothing was added.")
+    run = int(added["run_id"].iloc[0])
+    text = f"Imported {int(added['rows'].sum()):,} answers for {len(added)} book(s) under '{model_label}' (run {run})."
+    if before:
+        text += f" {before} file(s) had been imported before and added nothing."
+    new = int(summary["new_book"].sum())
+    if new:
+        text += (f" {new} book(s) were not in the library and were added from their file names, without text "
+                 "(a metadata table can fill in their titles, authors and years).")
+    return text
