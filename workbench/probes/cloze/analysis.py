@@ -7,7 +7,10 @@ so one table never mixes prompt templates or temperatures. Among those runs, eac
 the one from the newest run that asked it (sample 0; name-cloze runs ask once). Runs with other settings
 are left out (pass ``run_ids`` to analyse them instead); ``book_accuracy`` lists the runs behind each
 row (``runs``). Scoring is re-applied on every read (``score``), so changing the scorer never calls a
-model.
+model. Reading is one query of the answers and one of the passages, scored once per distinct answer and
+counted with arrays (``_answers``, ``_book_table``): at the papers' scale (114,000 answers) that is about
+twice a plain pandas read of the same rows, so nothing is cached and a table is always the answers as
+stored now, whatever changed them (a run continued or retried, an import, passages or books deleted).
 
 - ``passage_results``  one row per (model, passage): raw, parsed, correct, status, error;
 - ``book_accuracy``    per model x book: n, correct, accuracy with a 95% CI (Wilson, or bootstrap),
