@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict, deque
+from collections import defaultdict
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
@@ -263,12 +263,12 @@ def _passage_ids(project: "Project", files: list[BookFile], book_ids: list[int])
     """Per file, one passage id per row: earlier imported passages of the book with the same text and
     name are reused in order, the others inserted (in one batch)."""
     db = project.db
-    pools: dict[tuple[int, str, str], deque[int]] = defaultdict(deque)
+    pools: dict[tuple[int, str, str], list[int]] = {}  # (book, passage, name) -> passage ids, oldest first
     for pid, book_id, passage, gold in db.execute(
         "SELECT id, book_id, passage, gold FROM cloze_passages WHERE origin = 'imported'"
         " AND book_id IN (SELECT value FROM json_each(?)) ORDER BY id", [json.dumps(book_ids)]
-    ):
-        pools[(book_id, passage, gold)].append(pid)
+    ).fetchall():
+        pools.setdefault((book_id, passage, gold), []).append(pid)
     next_id = db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM cloze_passages").fetchone()[0]
     new, ids, stamp = [], [], now()
     pooled = {book_id for book_id, _, _ in pools}
@@ -277,7 +277,7 @@ def _passage_ids(project: "Project", files: list[BookFile], book_ids: list[int])
         for row in book_file.rows:
             pool = pools.get((book_id, row.passage, row.gold)) if book_id in pooled else None
             if pool:
-                file_ids.append(pool.popleft())
+                file_ids.append(pool.pop(0))
             else:
                 new.append((next_id, book_id, row.passage, row.gold, stamp))
                 file_ids.append(next_id)
