@@ -63,7 +63,7 @@ def run(quick: bool):
     from workbench import Project
     from workbench.probes.cloze.gpt4books import import_gpt4books
 
-    books = 60 if quick else 571
+    books = 200 if quick else 571
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         files = write_published_results(folder / "results", books=books)

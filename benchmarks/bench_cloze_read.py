@@ -89,7 +89,7 @@ def run(quick: bool):
     from workbench.cli import main
     from workbench.export import registry
 
-    books = 60 if quick else 571
+    books = 200 if quick else 571
     with tempfile.TemporaryDirectory() as folder:
         project = build_project(Path(folder), books)
         every = sorted(r[0] for r in project.db.execute("SELECT label FROM models").fetchall())

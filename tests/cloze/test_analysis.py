@@ -139,9 +139,11 @@ def test_the_book_table_is_each_books_answers_counted_one_by_one(results, ci):
     alpha = project.db.execute("SELECT id FROM models WHERE label = 'alpha'").fetchone()[0]
     passages = [r[0] for r in project.db.execute(
         "SELECT id FROM cloze_passages WHERE book_id IN (?, ?) ORDER BY id", [ids["b02"], ids["b03"]]).fetchall()]
-    newer = create_run(project, "cloze", model_id=alpha)
+    gold = dict(project.db.execute("SELECT id, gold FROM cloze_passages").fetchall())
+    newer = create_run(project, "cloze", model_id=alpha)  # over the end of b02 and the start of b03
     run_job(project, newer, [Unit(i) for i in passages[5:15]],
-            lambda units, s: [(u, Outcome.failure("timeout") if u.item_id % 3 else Outcome(raw="<name>x</name>"))
+            lambda units, s: [(u, Outcome.failure("timeout") if u.item_id % 3 == 1 else
+                               Outcome(raw=f"<name>{gold[u.item_id] if u.item_id % 2 else 'x'}</name>"))
                               for u in units])
     baseline = create_run(project, "cloze-mlm", model_id=alpha)
     run_job(project, baseline, [Unit(i) for i in passages], lambda units, s: [(u, Outcome(raw="Name2x1")) for u in units])
@@ -158,4 +160,4 @@ def test_the_book_table_is_each_books_answers_counted_one_by_one(results, ci):
     got = list(table[["model", "kind", "book_id", "n", "correct", "failed", "ci_low", "ci_high", "runs"]]
                .itertuples(index=False, name=None))
     assert sorted(got) == sorted(expected)  # exactly: the same intervals, not merely close
-    assert ("alpha", "cloze", ids["b02"], 5, 1, 4) == next(g[:6] for g in got if g[:3] == ("alpha", "cloze", ids["b02"]))
+    assert ("alpha", "cloze", ids["b02"], 7, 2, 2) == next(g[:6] for g in got if g[:3] == ("alpha", "cloze", ids["b02"]))

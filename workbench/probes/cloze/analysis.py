@@ -238,7 +238,7 @@ def _book_table(project: "Project", answers: pd.DataFrame, models: list[str] | N
     every book at once (a bootstrap interval is drawn book by book)."""
     if ci not in CI_METHODS:
         accuracy_interval([], ci)  # the plain message for an unknown method
-    answers = answers.sort_values(GROUP_KEYS + ["run_id"], kind="stable")
+    answers = answers.sort_values(GROUP_KEYS + ["passage_id"])  # a bootstrap draws from each book's answers in order
     groups = answers.groupby(GROUP_KEYS, sort=True)
     codes = groups.ngroup().to_numpy()
     frame = groups.size().reset_index()[GROUP_KEYS]
@@ -256,11 +256,13 @@ def _book_table(project: "Project", answers: pd.DataFrame, models: list[str] | N
         outcomes = answers.loc[ok, "correct"].astype(bool).groupby(codes[ok], sort=True)
         for code, values in outcomes:
             low[code], high[code] = accuracy_interval(values.tolist(), ci)
-    runs = answers[["run_id"]].assign(code=codes).drop_duplicates()
-    run_lists = runs.groupby("code", sort=True)["run_id"].agg(lambda ids: ", ".join(str(int(r)) for r in ids))
+    run_lists: list[list[str]] = [[] for _ in range(size)]
+    runs = pd.DataFrame({"code": codes, "run_id": answers["run_id"].to_numpy()}).drop_duplicates()
+    for code, run_id in runs.sort_values(["code", "run_id"]).itertuples(index=False, name=None):
+        run_lists[code].append(str(run_id))
     frame = frame.assign(n=n, correct=correct, accuracy=accuracy, ci_low=low, ci_high=high, ci_method=ci,
                          failed=np.bincount(codes, weights=~ok, minlength=size).astype(int),
-                         runs=run_lists.reindex(range(size)).to_numpy())
+                         runs=[", ".join(ids) for ids in run_lists])
     frame = frame.merge(_books(project), on="book_id", how="left")
     frame = frame.merge(_extractions(project), on="book_id", how="left")
     frame = frame.merge(_logprob_means(project, models), on=["model", "book_id"], how="left")
