@@ -51,6 +51,7 @@ import pandas as pd
 
 from workbench.errors import UserError
 from workbench.jobs import create_run
+from workbench.models.registry import external_model
 from workbench.probes.cloze import MASK
 from workbench.probes.cloze.run import CLOZE_KIND
 from workbench.probes.cloze.score import is_correct, parse_answer
@@ -196,21 +197,6 @@ def _refuse(problems: list[str]) -> None:
         shown = "\n".join(problems[:MAX_PROBLEMS_SHOWN])
         more = f"\n... and {len(problems) - MAX_PROBLEMS_SHOWN} more." if len(problems) > MAX_PROBLEMS_SHOWN else ""
         raise UserError(f"Nothing was imported: {len(problems)} problem(s) in the files.\n{shown}{more}")
-
-
-def external_model(project: "Project", label: str) -> int:
-    """The id of the ``external`` model called ``label``, created if needed."""
-    from workbench.models.registry import ModelSpec, add_model
-
-    row = project.db.execute("SELECT id, backend FROM models WHERE label = ?", [label]).fetchone()
-    if row is not None:
-        if row[1] != "external":
-            raise UserError(
-                f"The model '{label}' is a {row[1]} model of this project. Imported results need their own label; "
-                "choose another."
-            )
-        return row[0]
-    return add_model(project, ModelSpec(label=label, backend="external")).id
 
 
 class BookMatcher:
