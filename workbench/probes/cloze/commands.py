@@ -66,7 +66,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--retry-failed", action="store_true")
     p.set_defaults(handler=cmd_baseline)
 
-    p = commands.add_parser("import", help="import published results (gpt4-books TSV files)")
+    p = commands.add_parser(
+        "import", help="import published results (gpt4-books TSV files)",
+        description="Import published name-cloze results (one gpt4-books TSV file per book) as one run of the model "
+                    "LABEL. Files imported before add nothing; books not in the library are added without text.")
     add_project_argument(p)
     p.add_argument("--format", choices=["gpt4books"], required=True)
     p.add_argument("--model-label", required=True, metavar="LABEL", help="the label the results go under")
