@@ -66,7 +66,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--retry-failed", action="store_true")
     p.set_defaults(handler=cmd_baseline)
 
-    p = commands.add_parser("import", help="import published results (gpt4-books TSV files)")
+    p = commands.add_parser(
+        "import", help="import published results (gpt4-books TSV files)",
+        description="Import published name-cloze results (one gpt4-books TSV file per book) as one run of the model "
+                    "LABEL. Files imported before add nothing; books not in the library are added without text.")
     add_project_argument(p)
     p.add_argument("--format", choices=["gpt4books"], required=True)
     p.add_argument("--model-label", required=True, metavar="LABEL", help="the label the results go under")
@@ -229,14 +232,12 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from workbench.probes.cloze.gpt4books import import_gpt4books
+    from workbench.probes.cloze.gpt4books import import_gpt4books, import_summary_text
 
     with opened(args.project) as project:
         summary = import_gpt4books(project, args.files, args.model_label, state=progress_state("Importing"))
     print_frame(summary)
-    new = int(summary["new_book"].sum())
-    print(f"Imported {int(summary['rows'].sum())} answers for {len(summary)} book(s) under '{args.model_label}'"
-          + (f"; {new} book(s) were not in the library and were added by their id." if new else "."))
+    print(import_summary_text(summary, args.model_label))
     return 0
 
 
