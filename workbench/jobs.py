@@ -281,13 +281,6 @@ def run_job(
     """Execute (or continue) a run. Returns a report; raises ``UserError`` if the backend is unusable."""
     state = state or TaskState()
     units = list(dict.fromkeys(units))
-    todo = pending_units(project, run_id, units, retry_failed=retry_failed)
-    stored = stored_units(project, run_id)
-    done_before = sum(1 for u in units if u in stored and not (retry_failed and stored[u] == "failed"))
-    failed_before = sum(1 for u in units if stored.get(u) == "failed") if not retry_failed else 0
-    report = JobReport(run_id=run_id, total=len(units), done_before=done_before)
-    with project.db.transaction():
-        project.db.execute("UPDATE runs SET total = ? WHERE id = ?", [len(units), run_id])
     key = (str(project.path.resolve()), run_id)
     with _ACTIVE_LOCK:
         if key in _ACTIVE:
@@ -299,6 +292,15 @@ def run_job(
             raise UserError(f"Run {run_id} is running in another Palimpsest window or command on this computer. "
                             "Wait for it to finish (or stop it there), then continue it here.")
         try:
+            # Only now, with the run's lock held, is what is left to do known: another program that ran it
+            # while this one waited for the lock has done part of it (or all).
+            stored = stored_units(project, run_id)
+            todo = pending_units(project, run_id, units, retry_failed=retry_failed)
+            done_before = sum(1 for u in units if u in stored and not (retry_failed and stored[u] == "failed"))
+            failed_before = sum(1 for u in units if stored.get(u) == "failed") if not retry_failed else 0
+            report = JobReport(run_id=run_id, total=len(units), done_before=done_before)
+            with project.db.transaction():
+                project.db.execute("UPDATE runs SET total = ? WHERE id = ?", [len(units), run_id])
             _set_status(project, run_id, "running")
         except BaseException:
             lock.release()
