@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    add_yes_argument,
+    confirm_cost,
+    opened,
+    print_frame,
+    progress_state,
+    report_run,
+)
 from workbench.models import registry
 from workbench.models.registry import BACKENDS, ModelSpec
 
@@ -88,7 +97,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("continue", help="continue a stopped run, or retry only its failed items")
     add_project_argument(p)
     p.add_argument("run", type=int, help="the run's number (palimpsest runs PROJECT lists them)")
-    p.add_argument("--failed-only", action="store_true", help="redo only the items that failed")
+    p.add_argument("--retry-failed", "--failed-only", dest="retry_failed", action="store_true",
+                   help="redo only the items that failed")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_continue)
 
 
@@ -205,11 +216,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_continue(args: argparse.Namespace) -> int:
     from workbench import jobs
+    from workbench.models.usage import estimate_continuation
 
     with opened(args.project) as project:
-        what = "Retrying the failed items of" if args.failed_only else "Continuing"
+        run = jobs.get_run(project, args.run)
+        if run["model_id"] is not None and jobs.can_resume(run["kind"]):
+            confirm_cost(registry.get_model(project, int(run["model_id"])),
+                         lambda: estimate_continuation(project, args.run, args.retry_failed), yes=args.yes)
+        what = "Retrying the failed items of" if args.retry_failed else "Continuing"
         print(f"{what} run {args.run}…", flush=True)
-        report = jobs.resume_run(project, args.run, progress_state(f"Run {args.run}"), retry_failed=args.failed_only)
-    print(report.message or f"Run {args.run}: {report.done} of {report.total} done "
-                            f"({report.processed} now, {report.failed} failed, {report.cached} from the cache).")
-    return 0
+        report = jobs.resume_run(project, args.run, progress_state(f"Run {args.run}"), retry_failed=args.retry_failed)
+    return report_run(report, args.project, f"Run {args.run}")
