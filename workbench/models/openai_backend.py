@@ -20,7 +20,6 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Callable, Iterator, Sequence
-from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
@@ -34,23 +33,12 @@ from workbench.models.openai_requests import (
     read_chat,
     read_completion,
 )
+from workbench.models.secrets import shown_address
 
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_MALFORMED_RETRIES = 2
 OPENAI_ADDRESS = "https://api.openai.com/v1"
 _POLL_SECONDS = 0.2  # how often a wait for answers in flight looks for a cancel
-
-
-def shown_address(url: str) -> str:
-    """The server address as messages and reprs show it: without a user name, password or query string
-    (where a key may have been put)."""
-    parts = urlsplit(url)
-    if not (parts.username or parts.password or parts.query or parts.fragment):
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 class OpenAIBackend(Backend):
