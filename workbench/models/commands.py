@@ -115,7 +115,13 @@ def cmd_add(args: argparse.Namespace) -> int:
         added = registry.add_model(project, spec)
     print(f"Added {added.label} ({added.backend}: {added.ref}). Check it with: palimpsest model test "
           f"{args.project} {added.label}")
+    _print_warnings(added)
     return 0
+
+
+def _print_warnings(spec: ModelSpec) -> None:
+    for warning in registry.model_warnings(spec):
+        print(f"Warning: {warning}")
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
@@ -135,6 +141,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
             changes["tags"] = {k: v for k, v in tags.items() if k not in args.remove_tag}
         updated = registry.update_model(project, current.id, **changes)
     print(f"Updated {updated.label}.")
+    _print_warnings(updated)
     return 0
 
 
@@ -147,6 +154,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         spec = registry.get_model(project, args.label)
+    _print_warnings(spec)
     print(f"Sending to {spec.label}: {args.prompt}", flush=True)
     answer, seconds = registry.test_model(spec, args.prompt)
     print(f"Answer: {answer.strip() or '(empty)'}")

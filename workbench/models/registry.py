@@ -373,6 +373,20 @@ def open_backend(spec: ModelSpec, project: "Project | None" = None, *, use_cache
     return CachedBackend(backend, project)
 
 
+def model_warnings(spec: ModelSpec) -> list[str]:
+    """What a person should know before using this model (a transformers model with pickle weights only).
+    Looks only at what is on this computer: nothing is downloaded."""
+    if spec.backend != "hf":
+        return []
+    try:
+        from workbench.models.hf_locate import locate_model, weight_warnings
+
+        folder = locate_model(spec.ref, local_files_only=True)
+    except (ImportError, UserError):
+        return []
+    return weight_warnings(folder, spec.label)
+
+
 def test_model(spec: ModelSpec, prompt: str = TEST_PROMPT, *, max_tokens: int = 24) -> tuple[str, float]:
     """Send one short prompt (never from the cache). Returns the answer and the seconds it took."""
     params = GenerationParams(temperature=0.0, max_tokens=max_tokens)
