@@ -165,3 +165,24 @@ def test_an_administrator_who_could_write_still_gets_a_read_only_open_of_a_file_
     assert os.access(saved, os.R_OK)
     with Project.open(saved) as project:
         assert project.read_only
+
+
+def test_the_window_opens_a_read_only_project_and_shows_every_page_without_an_error(folder, qtbot, tmp_path,
+                                                                                    messages):
+    from PySide6.QtCore import QSettings
+
+    from ui.main_window import MainWindow
+    from workbench import registry
+
+    saved = folder / "fresh.palimpsest"
+    Project.create(saved).close()  # never shown before: the shipped templates and sets are not stored in it yet
+    make_read_only(saved, "folder")
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    assert window.open_project(saved)
+    assert window.project.read_only
+    for page in registry.pages():
+        window.show_page(page.key)
+        qtbot.wait(50)
+    window.shutdown()
+    assert messages["errors"] == []
