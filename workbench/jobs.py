@@ -367,6 +367,8 @@ def run_job(
         report.failed_total = sum(1 for u in units if stored.get(u) == "failed")
         report.status = "failed" if units and report.failed_total == len(units) else "done"
         report.note = _closing_note(project, run_id, report, process)
+        if report.status == "failed":
+            report.message = report.note  # what pages and commands show for a run that did not finish
         _set_status(project, run_id, report.status, note=report.note)
     except CancelledError:
         flush()

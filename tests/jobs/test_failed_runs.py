@@ -29,6 +29,7 @@ def test_a_run_where_every_unit_failed_is_marked_failed_not_done(project):
     run_id = jobs.create_run(project, "test")
     report = jobs.run_job(project, run_id, [Unit(i) for i in range(4)], failing)
     assert report.status == "failed" and report.failed == 4
+    assert report.message.startswith("All 4 items failed")  # what the pages show for a run that did not finish
     run = jobs.get_run(project, run_id)
     assert run["status"] == "failed" and run["finished_at"]
     assert "All 4 items failed" in run["note"] and "HTTP 500" in run["note"]

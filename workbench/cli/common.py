@@ -189,7 +189,7 @@ def report_run(report: "JobReport", project_path: Path, what: str, out=None) -> 
     cached = f", {report.cached} from the cache" if report.cached else ""
     out.write(f"{what}: run {report.run_id}, {report.done} of {report.total} done "
               f"({report.processed} now{failed}{cached}).\n")
-    for text in (report.message, report.note):
+    for text in dict.fromkeys((report.message, report.note)):  # a failed run's message is its note
         if text:
             out.write(text + "\n")
     if report.failed_total:
