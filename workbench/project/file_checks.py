@@ -35,7 +35,7 @@ def shm_file(path: Path) -> Path:
     return path.with_name(path.name + "-shm")
 
 
-def _has_wal_content(path: Path) -> bool:
+def has_wal_content(path: Path) -> bool:
     wal = wal_file(path)
     return wal.is_file() and wal.stat().st_size > 0
 
@@ -48,7 +48,7 @@ def read_only_uri(path: Path) -> str:
     plain read-only open reads them through the -shm file.
     """
     uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
-    return uri if _has_wal_content(path) else uri + "&immutable=1"
+    return uri if has_wal_content(path) else uri + "&immutable=1"
 
 
 def check_is_project(path: Path, application_id: int, migration_set: str) -> None:
@@ -59,7 +59,7 @@ def check_is_project(path: Path, application_id: int, migration_set: str) -> Non
         raise ProjectError(f"{path} is a folder, not a project file. Choose a .palimpsest file.")
     with open(path, "rb") as fh:
         header = fh.read(100)
-    if not header and not _has_wal_content(path):
+    if not header and not has_wal_content(path):
         raise ProjectError(f"{path.name} is empty: it is not a Palimpsest project. Choose a .palimpsest file, "
                            "or create a new project.")
     if header and not header.startswith(SQLITE_MAGIC):

@@ -128,7 +128,7 @@ class Project:
             project._check_and_migrate(migrate)
         except sqlite3.DatabaseError as exc:
             project.close()
-            if read_only and isinstance(exc, sqlite3.OperationalError):
+            if read_only and isinstance(exc, sqlite3.OperationalError) and file_checks.has_wal_content(path):
                 raise ProjectError(
                     f"{path.name} is read-only and its latest changes are still in {path.name}-wal beside it, which "
                     "can only be read where the folder may be written. Copy both files to a folder where you can "
