@@ -228,6 +228,11 @@ class Backend(ABC):
     def capabilities(self) -> frozenset[str]:
         return frozenset({"generate"})
 
+    def run_notes(self, *, failures: bool) -> list[str]:
+        """Sentences a run's notes should state about how this model was used: warnings about how it was
+        loaded, and (``failures``: some items failed) how often a failing request was tried."""
+        return []
+
     def close(self) -> None:
         """Free memory, stop threads. Safe to call twice."""
 

@@ -119,6 +119,9 @@ class CachedBackend(Backend):
     def cache_scope(self) -> str:
         return backend_scope(self.inner)
 
+    def run_notes(self, *, failures: bool) -> list[str]:
+        return self.inner.run_notes(failures=failures)
+
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Result]]:
         return self.generate_until(requests)
 

@@ -41,7 +41,13 @@ from workbench.models.base import (
     check_logit_bias,
     scoring_windows,
 )
-from workbench.models.hf_locate import Progress, has_safetensors, locate_model
+from workbench.models.hf_locate import (
+    Progress,
+    has_safetensors,
+    locate_model,
+    pickle_loading_problem,
+    weight_warnings,
+)
 from workbench.models.prompt_text import cut_at_stop, flatten_messages
 from workbench.models.torch_env import choose_device, choose_dtype, free_memory, is_out_of_memory
 
@@ -146,6 +152,14 @@ class TransformersBackend(Backend):
 
         model_class = AutoModelForMaskedLM if self.is_masked else AutoModelForCausalLM
         safetensors = has_safetensors(self.folder)  # pickle weights only when there is nothing else
+        if not safetensors:
+            import torch
+
+            problem = pickle_loading_problem(self.display_name, torch.__version__)
+            if problem:
+                raise BackendError(problem)
+        #: said in the notes of every run that loads this model (``run_notes``)
+        self.load_warnings = weight_warnings(self.folder, self.display_name)
         try:
             model = model_class.from_pretrained(
                 self.folder,
@@ -162,6 +176,9 @@ class TransformersBackend(Backend):
                     "programs, choose a smaller model, or use the number format bfloat16 or float16."
                 ) from None
             raise _load_error(self.display_name, self.folder, "model", exc) from None
+
+    def run_notes(self, *, failures: bool) -> list[str]:
+        return list(self.load_warnings)
 
     def _neutralize_generation_defaults(self) -> None:
         """Keep the model's end-of-text and padding ids, drop the rest of its generation defaults.
