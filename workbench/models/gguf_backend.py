@@ -176,14 +176,14 @@ class LlamaCppBackend(Backend):
                 probs = np.exp(logp)
                 mean = (probs * logp).sum(-1)
                 spread = np.maximum((probs * logp ** 2).sum(-1) - mean ** 2, 0.0)
-                mass = probs @ mask if mask is not None else None
-                for t in range(max(1, first - begin), end - begin):
-                    logprobs[begin + t] = float(logp[t - 1, all_ids[begin + t]])
-                    expected[begin + t] = float(mean[t - 1])
-                    variance[begin + t] = float(spread[t - 1])
-                if mass is not None:
-                    for t in range(max(1, first - begin), end - begin + 1):
-                        starts[begin + t] = float(mass[t - 1])
+                # place t (>= 1) of the window is predicted from place t - 1
+                low, high = max(1, first - begin), end - begin
+                following = np.asarray(all_ids[begin + low : end])
+                logprobs[begin + low : end] = logp[np.arange(low - 1, high - 1), following].tolist()
+                expected[begin + low : end] = mean[low - 1 : high - 1].tolist()
+                variance[begin + low : end] = spread[low - 1 : high - 1].tolist()
+                if mask is not None:
+                    starts[begin + low : end + 1] = (probs[low - 1 : high] @ mask).tolist()
             skip = len(prefix)
             results.append(TokenScores(
                 tokens=[text[a:b] for a, b in offsets], offsets=offsets, logprobs=logprobs[skip:],

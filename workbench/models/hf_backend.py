@@ -329,9 +329,7 @@ class TransformersBackend(Backend):
         budget = self.score_budget
         position = 0
         while position < len(pieces):
-            longest = pieces[position][2] - pieces[position][1]
-            size = max(1, min(self._batch_cap, budget // max(longest, 1)))
-            batch = pieces[position : position + size]
+            batch = _similar_lengths(pieces, position, budget, self._batch_cap)
             position += len(batch)
             for part, output in self._split_on_oom(batch, lambda part: self._score_batch(part, prepared, mask)):
                 if output is None:
@@ -391,30 +389,41 @@ class TransformersBackend(Backend):
         return self._word_starts
 
     def _score_batch(self, part, prepared, mask) -> list[dict]:
+        """Per window of ``part``: the values at each of its places, from one forward pass.
+
+        The windows are padded on the right and read without an attention mask: in a causal model a
+        token sees only those before it, so padding after a text changes nothing of it, and the model
+        can use its plain causal attention. The values are computed only at real tokens, all windows
+        at once, and cross to the CPU as a few flat arrays."""
         import torch
 
         windows = [prepared[index][0][start:end] for index, start, end, _ in part]
-        width = max(len(w) for w in windows)
+        lengths = [len(w) for w in windows]
+        width = max(lengths)
         input_ids = torch.tensor([w + [self.pad_id] * (width - len(w)) for w in windows], device=self.device)
-        attention = torch.tensor([[1] * len(w) + [0] * (width - len(w)) for w in windows], device=self.device)
+        real = torch.arange(width, device=self.device) < torch.tensor(lengths, device=self.device).unsqueeze(1)
+        following = torch.cat([input_ids[:, 1:], input_ids[:, :1]], dim=1)[real]  # junk after each last token
         with torch.inference_mode():
-            logits = self.model(input_ids=input_ids, attention_mask=attention).logits.float()
+            logits = self.model(input_ids=input_ids, use_cache=False).logits[real].float()
             logp = torch.log_softmax(logits, dim=-1)
+            del logits
             probs = logp.exp()
-            expected = (probs * logp).sum(-1)
-            variance = ((probs * logp.square()).sum(-1) - expected.square()).clamp_min(0.0)
-            chosen = logp[:, :-1].gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-            starts = (probs * mask).sum(-1).cpu().numpy() if mask is not None else None
-        chosen, expected, variance = chosen.cpu().numpy(), expected.cpu().numpy(), variance.cpu().numpy()
-        out = []
-        for row, window in enumerate(windows):
-            n = len(window)
+            weighted = probs * logp
+            expected = weighted.sum(-1)
+            variance = (torch.linalg.vecdot(weighted, logp) - expected.square()).clamp_min(0.0)
+            del weighted
+            chosen = logp.gather(-1, following.unsqueeze(-1)).squeeze(-1)
+            starts = (probs @ mask).cpu().tolist() if mask is not None else None
+        chosen, expected, variance = chosen.cpu().tolist(), expected.cpu().tolist(), variance.cpu().tolist()
+        out, offset = [], 0
+        for n in lengths:
             out.append({
-                "logprobs": chosen[row, : n - 1].tolist(),
-                "expected": expected[row, : n - 1].tolist(),
-                "variance": variance[row, : n - 1].tolist(),
-                "word_start": starts[row, :n].tolist() if starts is not None else None,
+                "logprobs": chosen[offset : offset + n - 1],
+                "expected": expected[offset : offset + n - 1],
+                "variance": variance[offset : offset + n - 1],
+                "word_start": starts[offset : offset + n] if starts is not None else None,
             })
+            offset += n
         return out
 
     def close(self) -> None:
@@ -677,6 +686,17 @@ def _pad_id(model, tokenizer, eos_ids: list[int]) -> int:
     return eos_ids[0] if eos_ids else 0
 
 
+def _similar_lengths(pieces: list[tuple[int, int, int, int]], position: int, budget: int, cap: int) -> list:
+    """The next scoring batch from ``pieces`` (longest first): at most ``cap`` of them and ``budget`` padded
+    tokens, ending before a piece shorter than 3/4 of the first, so that padding stays under a quarter."""
+    longest = pieces[position][2] - pieces[position][1]
+    size = max(1, min(cap, budget // max(longest, 1)))
+    end = position + 1
+    while end < min(len(pieces), position + size) and 4 * (pieces[end][2] - pieces[end][1]) >= 3 * longest:
+        end += 1
+    return pieces[position:end]
+
+
 def _kv_bytes_per_token(config, dtype) -> int:
     import torch
 
@@ -726,6 +746,11 @@ class _ScoreSlots:
             self.word_start[start + low : end + 1] = values["word_start"][low - 1 : end - start]
 
     def scores(self, text: str, offsets, special, with_word_start: bool) -> TokenScores:
+        if not any(special):  # the usual case for a tokenizer without a start token: all of it, as it is
+            return TokenScores(
+                tokens=[text[a:b] for a, b in offsets], offsets=[(int(a), int(b)) for a, b in offsets],
+                logprobs=self.logprobs, expected=self.expected, variance=self.variance,
+                word_start=self.word_start if with_word_start else None)
         keep = [i for i, s in enumerate(special) if not s]
         after = keep[-1] + 1 if keep else len(special)
         return TokenScores(
