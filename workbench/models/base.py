@@ -220,6 +220,12 @@ class Backend(ABC):
     def mask_token(self) -> str | None:
         return None
 
+    @property
+    def context_tokens(self) -> int | None:
+        """The most tokens the model reads at once, prompt and answer together; None where that cannot be
+        known here (an API model)."""
+        return None
+
     def fill_mask(self, texts: Sequence[str], top_k: int = 5) -> list[list[tuple[str, float]]]:
         """For each text containing ``mask_token`` once: the top-k fills with their probabilities."""
         raise NotSupported(f"{self.kind} models have no mask token to fill; use an encoder model such as BERT.")

@@ -167,6 +167,10 @@ class CachedBackend(Backend):
     def mask_token(self) -> str | None:
         return self.inner.mask_token
 
+    @property
+    def context_tokens(self) -> int | None:
+        return self.inner.context_tokens
+
     def fill_mask(self, texts: Sequence[str], top_k: int = 5) -> list[list[tuple[str, float]]]:
         return self.inner.fill_mask(texts, top_k)
 

@@ -109,6 +109,11 @@ class LlamaCppBackend(Backend):
     def capabilities(self) -> frozenset[str]:
         return frozenset({"generate", "continuation_logprob", "logprobs", "score_texts"})
 
+    @property
+    def context_tokens(self) -> int | None:
+        """The context the model was opened with (``n_ctx``; 0 opens it with the one it was trained for)."""
+        return self.llama.n_ctx() if self.llama is not None else self._settings["n_ctx"] or None
+
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Result]]:
         self._require_open()
         for index, request in enumerate(requests):

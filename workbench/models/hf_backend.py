@@ -232,6 +232,14 @@ class TransformersBackend(Backend):
     def mask_token(self) -> str | None:
         return self.tokenizer.mask_token if self.is_masked else None
 
+    @property
+    def context_tokens(self) -> int | None:
+        """The model's positions (its config), or its tokenizer's limit where that is a real number and smaller
+        (a tokenizer that knows none says 10^30)."""
+        limit = getattr(self.tokenizer, "model_max_length", None)
+        known = [n for n in (self.max_positions, limit) if isinstance(n, int) and 0 < n < 10_000_000]
+        return min(known) if known else None
+
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Result]]:
         self._require_causal("write text")
         groups: dict[GenerationParams, list[_Prepared]] = {}

@@ -6,11 +6,13 @@ reconstruction questions with ``reading-reconstruct`` or ``reading-reconstruct-p
 reconstruction parameters. Every raw reply is stored; parsing and scoring happen when results are read.
 
 **How much book.** A read-along prompt holds the variant's text up to the checkpoint. With
-``context_words`` it holds at most that many words (cut from the start). Without it, a llama.cpp model
-gets what fits its context (``n_ctx``, less the question, the answer and a margin, at
-``TOKENS_PER_WORD``), every other model the whole text so far; a prompt that does not fit is stored as a
-failure, and the report says to give ``context_words``. Each response records, in ``extra``, the words
-given (``context_words``), where they start (``context_start_char``) and whether the text was cut.
+``context_words`` it holds at most that many words (cut from the start). Without it, a local model gets
+what fits its context (``Backend.context_tokens``: llama.cpp's ``n_ctx``, a transformers model's
+positions or its tokenizer's limit), less the question, the answer and a margin, at ``TOKENS_PER_WORD``;
+an API model, whose context cannot be known here, gets the whole text so far (``context_note`` says so
+before a run). A prompt that does not fit is stored as a failure, and the report says to give
+``context_words``. Each response records, in ``extra``, the words given (``context_words``), where they
+start (``context_start_char``) and whether the text was cut.
 """
 
 from __future__ import annotations
@@ -62,15 +64,27 @@ def variant_text(project: "Project", question_set: QuestionSet) -> str:
     return text
 
 
-def _context_budget(spec: "ModelSpec", question_tokens: int, max_tokens: int) -> int | None:
-    """Words of book that fit a llama.cpp model's context beside the question; None for other backends."""
-    if spec.backend != "gguf":
+def _context_budget(context_tokens: int | None, question_tokens: int, max_tokens: int) -> int | None:
+    """Words of book that fit a model's context beside the question; None when the context is not known."""
+    if not context_tokens:
         return None
-    n_ctx = int(spec.params.get("n_ctx", 2048))
-    return max(0, int((n_ctx - question_tokens - max_tokens - CONTEXT_MARGIN_TOKENS) / TOKENS_PER_WORD))
+    return max(0, int((context_tokens - question_tokens - max_tokens - CONTEXT_MARGIN_TOKENS) / TOKENS_PER_WORD))
 
 
-def _process(project: "Project", run: dict, backend: "Backend", spec: "ModelSpec"):
+def context_note(spec: "ModelSpec") -> str:
+    """What a person should know about how much book a model will be shown when no limit is given: nothing
+    for a local model (it gets what fits its context), a plain warning for an API model."""
+    from workbench.models.prices import LOCAL_BACKENDS
+
+    if spec.backend in LOCAL_BACKENDS or spec.backend == "external":
+        return ""
+    return (f"How much text '{spec.label}' reads at once is not known here, so each question shows the whole "
+            "book up to its checkpoint, and questions late in a long book may not fit (they fail, and are stored "
+            "as failures). Set the number of words to show (--context-words on the command line, 'Words of "
+            "book shown' on the Reading page) to the model's context, in words.")
+
+
+def _process(project: "Project", run: dict, backend: "Backend"):
     """The run's job process and units: one request per question, with the context record in ``extra``."""
     from workbench.models.prices import rough_token_count
 
@@ -82,6 +96,7 @@ def _process(project: "Project", run: dict, backend: "Backend", spec: "ModelSpec
     choice = GenerationParams.from_dict(run["params"]["choice"])
     rebuild = GenerationParams.from_dict(run["params"]["reconstruct"])
     limit = config.get("context_words")
+    context_tokens = backend.context_tokens if limit is None else None
     given: dict[int, dict[str, Any]] = {}
 
     def build(unit: Unit) -> Request:
@@ -90,7 +105,7 @@ def _process(project: "Project", run: dict, backend: "Backend", spec: "ModelSpec
             words = limit
             if words is None:
                 bare = choice_prompt(templates["choice"], question, book.before(0))
-                words = _context_budget(spec, rough_token_count(bare), choice.max_tokens)
+                words = _context_budget(context_tokens, rough_token_count(bare), choice.max_tokens)
             context = book.before(question.checkpoint_char, words)
             given[unit.item_id] = {"context_words": context.words, "context_start_char": context.start_char,
                                    "truncated": context.truncated}
@@ -110,9 +125,9 @@ def _process(project: "Project", run: dict, backend: "Backend", spec: "ModelSpec
     return process, [Unit(i) for i in questions]
 
 
-def execute(project: "Project", run_id: int, backend: "Backend", spec: "ModelSpec", state: TaskState | None = None,
-            *, retry_failed: bool = False) -> JobReport:
-    process, units = _process(project, get_run(project, run_id), backend, spec)
+def execute(project: "Project", run_id: int, backend: "Backend", state: TaskState | None = None, *,
+            retry_failed: bool = False) -> JobReport:
+    process, units = _process(project, get_run(project, run_id), backend)
     return run_job(project, run_id, units, process, state, retry_failed=retry_failed)
 
 
@@ -131,7 +146,7 @@ def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", ba
     params = {"choice": choice_params.as_dict(), "reconstruct": reconstruct_params.as_dict()}
     run_id = find_or_create_run(project, ANSWER_RUN, model_id=spec.id, template_id=templates["choice"], params=params,
                                 config=config)
-    return execute(project, run_id, backend, spec, state, retry_failed=retry_failed)
+    return execute(project, run_id, backend, state, retry_failed=retry_failed)
 
 
 def run_questions(project: "Project", model: "str | ModelSpec", *, variant: str = "original",
@@ -219,9 +234,8 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
     run = get_run(project, run_id)
     if run["model_id"] is None:
         raise UserError(f"Run {run_id} was made with a model that is no longer in the project.")
-    spec = get_model(project, run["model_id"])
-    with open_backend(spec, project) as backend:
-        return execute(project, run_id, backend, spec, state, retry_failed=retry_failed)
+    with open_backend(get_model(project, run["model_id"]), project) as backend:
+        return execute(project, run_id, backend, state, retry_failed=retry_failed)
 
 
 register_resumer(ANSWER_RUN, resume)
