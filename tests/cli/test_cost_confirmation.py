@@ -85,19 +85,43 @@ def test_on_a_terminal_no_sends_nothing_and_yes_runs(paid, fault_proxy):
     assert "5 of 5 done" in output and len(fault_proxy.posts()) == 5
 
 
+def stored_paraphrases(project, model_id: int) -> int:
+    """Three paraphrases of every name-cloze passage, stored as a paraphrase run of the model; the first
+    passage's id."""
+    from workbench.probes.leakage import decop, passages
+    from workbench.prompt_templates import get_template
+
+    ids = passages.gather(project, "cloze")
+    template = get_template(project, decop.PARAPHRASE_TEMPLATE, kind=decop.PARAPHRASE_TEMPLATE)
+    run_id = jobs.find_or_create_run(project, decop.PARAPHRASE_KIND, model_id=model_id, template_id=template.id,
+                                     params={"max_tokens": 400}, config={"passage_ids": ids})
+
+    def process(units, state):
+        for unit in units:
+            yield unit, jobs.Outcome(raw=f"In other words, version {unit.sample} of passage {unit.item_id}.")
+
+    jobs.run_job(project, run_id, [jobs.Unit(i, s) for i in ids for s in range(decop.PARAPHRASES)], process)
+    return ids[0]
+
+
 @pytest.fixture
-def every_command(paid):
+def every_command(paid, tmp_path):
     """Each command that starts model work, set up so that it would reach the model."""
     with Project.open(paid) as project:
+        from tests.fixtures.reading_books import reading_book
         from workbench.annotation.tasks import create_task
         from workbench.probes.cloze.extract import extract_books
         from workbench.probes.cloze.rules import ExtractionSettings
+        from workbench.probes.reading.questions import QuestionSettings, build_questions
 
         extract_books(project, settings=ExtractionSettings(per_book=3, seed=2))
         create_task(project, "summaries", "summary-validity")
         model_id = project.db.execute("SELECT id FROM models WHERE label = 'api'").fetchone()[0]
         stopped = jobs.create_run(project, "rep", model_id=model_id, params={"max_tokens": 2},
                                   config={"sets": [], "samples": 1})
+        story = reading_book(project, tmp_path).book_id
+        build_questions(project, story, QuestionSettings(every=3, reconstruction=2))
+        paraphrased = stored_paraphrases(project, model_id)
     p = str(paid)
     return {
         "cloze run": ["cloze", "run", p, "--model", "api"],
@@ -106,10 +130,15 @@ def every_command(paid):
         "rep entities": ["rep", "entities", p, "--model", "api", "--tag", "genre=gothic"],
         "annotate summarize": ["annotate", "summarize", p, "--task", "summaries", "--model", "api", "--book", "1"],
         "continue": ["continue", p, str(stopped)],
+        "reading summarize": ["reading", "summarize", p, "--book", str(story), "--model", "api"],
+        "reading run": ["reading", "run", p, "--model", "api"],
+        "decop run": ["decop", "run", p, "--model", "api", "--paraphraser", "api"],
+        "decop regenerate": ["decop", "regenerate", p, "--paraphraser", "api", "--passage", str(paraphrased)],
     }
 
 
-COMMANDS = ["cloze run", "rep run", "rep classify --judge", "rep entities", "annotate summarize", "continue"]
+COMMANDS = ["cloze run", "rep run", "rep classify --judge", "rep entities", "annotate summarize", "continue",
+            "reading summarize", "reading run", "decop run", "decop regenerate"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -117,4 +146,20 @@ def test_every_command_that_starts_paid_work_asks_first(every_command, command, 
     assert main(every_command[command]) == 1
     err = capsys.readouterr().err
     assert "api is a paid API" in err and "--yes" in err, err
+    assert fault_proxy.posts() == []
+
+
+@pytest.mark.parametrize("command", [["membership", "run", "{p}", "--model", "api"],
+                                     ["surprisal", "{p}", "--model", "api", "{text}"]], ids=["membership", "surprisal"])
+def test_commands_that_need_an_open_model_refuse_an_api_before_sending_anything(paid, fault_proxy, tmp_path, command,
+                                                                                 capsys):
+    text = tmp_path / "text.txt"
+    text.write_text("It was a dark and stormy night.", encoding="utf-8")
+    with Project.open(paid) as project:
+        from workbench.probes.cloze.extract import extract_books
+        from workbench.probes.cloze.rules import ExtractionSettings
+
+        extract_books(project, settings=ExtractionSettings(per_book=3, seed=2))
+    assert main([part.format(p=paid, text=text) for part in command]) == 1
+    assert "not an open model" in capsys.readouterr().err
     assert fault_proxy.posts() == []

@@ -115,11 +115,11 @@ def test_a_paid_model_is_not_asked_without_a_yes(study, capsys):
     capsys.readouterr()
     assert main(["reading", "summarize", str(path), "--book", str(books[0]), "--model", "api"]) == 1
     err = capsys.readouterr().err
-    assert "Nothing was asked" in err and "requests" in err and "--yes" in err
+    assert "api is a paid API" in err and "Nothing was sent" in err and "requests" in err and "--yes" in err
     cli(capsys, "reading", "questions", path, "--book", books[0], "--every", 3, "--reconstruction", 2)
     assert main(["reading", "run", str(path), "--model", "api", "--context-words", "500"]) == 1
     err = capsys.readouterr().err
-    assert "Nothing was asked" in err and "$" in err and "--yes" in err
+    assert "api is a paid API" in err and "Nothing was sent" in err and "$" in err and "--yes" in err
     project = Project.open(path)
     try:
         runs = project.db.execute("SELECT COUNT(*) FROM runs r JOIN models m ON m.id = r.model_id"

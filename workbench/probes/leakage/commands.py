@@ -6,7 +6,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    add_yes_argument,
+    confirm_cost,
+    opened,
+    print_frame,
+    progress_state,
+    report_run,
+)
 from workbench.errors import UserError
 
 
@@ -137,6 +146,7 @@ def _register_decop(subparsers) -> None:
     p.add_argument("--orders", type=int, choices=[4, 24], default=4, help="option orders per passage (default 4)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--retry-failed", action="store_true")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_decop_run)
 
     p = commands.add_parser("paraphrases", help="review the paraphrases")
@@ -150,6 +160,7 @@ def _register_decop(subparsers) -> None:
     p.add_argument("--paraphraser", required=True, metavar="LABEL")
     p.add_argument("--passage", type=int, action="append", required=True, metavar="ITEM",
                    help="the passage's item_id (see decop paraphrases)")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_decop_regenerate)
 
     p = commands.add_parser("accuracy", help="accuracy per book against chance (25%%)")
@@ -160,10 +171,6 @@ def _register_decop(subparsers) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- handlers
-def _report(report) -> None:
-    note = f" {report.message}" if report.message else ""
-    sys.stderr.write(f"Run {report.run_id}: {report.done} of {report.total} done, {report.failed} failed.{note}\n")
-
 
 def cmd_corpus_index(args) -> int:
     from workbench.probes.leakage.corpora import build_corpus
@@ -214,9 +221,9 @@ def cmd_overlap(args) -> int:
         ids = passages.gather(project, args.source, book_ids=args.book)
         report = run_overlap(project, args.corpus, passage_ids=ids, retry_failed=args.retry_failed,
                              state=progress_state(f"Overlap with {args.corpus}"))
-        _report(report)
+        status = report_run(report, args.project, f"Overlap with {args.corpus}", out=sys.stderr)
         print_frame(overlap_frame(project, args.corpus, passage_ids=ids, positions=args.positions), args.format)
-    return 0
+    return status
 
 
 def cmd_frequency(args) -> int:
@@ -225,22 +232,25 @@ def cmd_frequency(args) -> int:
     with opened(args.project) as project:
         report = run_frequency(project, args.corpus, per_book=args.per_book, gram=args.gram, seed=args.seed,
                                book_ids=args.book, state=progress_state(f"Counting in {args.corpus}"))
-        _report(report)
+        status = report_run(report, args.project, f"N-gram counts in {args.corpus}", out=sys.stderr)
         if args.correlations:
             print_frame(correlations(project, args.corpus, model=args.model, split=args.split), args.format)
         else:
             print_frame(book_frequency(project, args.corpus, model=args.model, split=args.split), args.format)
-    return 0
+    return status
 
 
 def cmd_membership_run(args) -> int:
     from workbench.probes.leakage.membership import run_membership
 
+    # Membership scores need an open model (every token's probability): a paid API is refused before anything
+    # is sent, so there is no cost to ask about.
     with opened(args.project) as project:
-        for report in run_membership(project, args.model, args.source, reference=args.reference, book_ids=args.book,
-                                     retry_failed=args.retry_failed, state=progress_state("Reading passages")):
-            _report(report)
-    return 0
+        reports = run_membership(project, args.model, args.source, reference=args.reference, book_ids=args.book,
+                                 retry_failed=args.retry_failed, state=progress_state("Reading passages"))
+    labels = [args.model, args.reference]
+    return max(report_run(report, args.project, f"Membership reading by {label}")
+               for report, label in zip(reports, labels))
 
 
 def cmd_membership_scores(args) -> int:
@@ -262,23 +272,36 @@ def cmd_surprisal(args) -> int:
 
     with opened(args.project) as project:
         report, item = run_surprisal(project, args.model, args.file, state=progress_state("Reading the text"))
-        if report.failed:
-            _report(report)
+        status = report_run(report, args.project, f"Surprisal by {args.model}", out=sys.stderr)
         print_frame(surprisal_frame(project, args.model, item, correct=False if args.no_correction else None),
                     args.format)
-    return 0
+    return status
 
 
 def cmd_decop_run(args) -> int:
+    from workbench.models.registry import get_model
     from workbench.probes.leakage import decop, passages
 
     with opened(args.project) as project:
         ids = passages.gather(project, args.source, book_ids=args.book)
-        _report(decop.run_paraphrases(project, args.paraphraser, passage_ids=ids, seed=args.seed,
-                                      retry_failed=args.retry_failed, state=progress_state("Paraphrasing")))
-        _report(decop.run_quiz(project, args.model, args.paraphraser, orders=args.orders, seed=args.seed,
-                               passage_ids=ids, retry_failed=args.retry_failed, state=progress_state("Asking")))
-    return 0
+        estimates: dict = {}
+
+        def estimate(label: str):
+            if not estimates:  # worked out once, when the first paid model asks for it
+                estimates.update(decop.estimate_costs(project, args.model, args.paraphraser, ids, orders=args.orders,
+                                                      seed=args.seed))
+            return estimates[label]
+
+        for label in dict.fromkeys((args.paraphraser, args.model)):
+            confirm_cost(get_model(project, label), lambda label=label: estimate(label), yes=args.yes)
+        paraphrased = decop.run_paraphrases(project, args.paraphraser, passage_ids=ids, seed=args.seed,
+                                            retry_failed=args.retry_failed, state=progress_state("Paraphrasing"))
+        status = report_run(paraphrased, args.project, f"Paraphrases by {args.paraphraser}")
+        if paraphrased.status == "cancelled":
+            return status
+        asked = decop.run_quiz(project, args.model, args.paraphraser, orders=args.orders, seed=args.seed,
+                               passage_ids=ids, retry_failed=args.retry_failed, state=progress_state("Asking"))
+    return max(status, report_run(asked, args.project, f"DE-COP questions to {args.model}"))
 
 
 def cmd_decop_paraphrases(args) -> int:
@@ -290,11 +313,14 @@ def cmd_decop_paraphrases(args) -> int:
 
 
 def cmd_decop_regenerate(args) -> int:
-    from workbench.probes.leakage.decop import regenerate
+    from workbench.models.registry import get_model
+    from workbench.probes.leakage.decop import estimate_regeneration, regenerate
 
     with opened(args.project) as project:
-        _report(regenerate(project, args.paraphraser, args.passage, state=progress_state("Paraphrasing again")))
-    return 0
+        confirm_cost(get_model(project, args.paraphraser),
+                     lambda: estimate_regeneration(project, args.paraphraser, args.passage), yes=args.yes)
+        report = regenerate(project, args.paraphraser, args.passage, state=progress_state("Paraphrasing again"))
+    return report_run(report, args.project, f"New paraphrases by {args.paraphraser}")
 
 
 def cmd_decop_accuracy(args) -> int:

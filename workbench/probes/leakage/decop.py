@@ -23,6 +23,7 @@ import itertools
 import json
 import random
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
@@ -37,6 +38,7 @@ from workbench.progress import TaskState
 from workbench.prompt_templates import get_template, register_kind, template_by_id
 
 if TYPE_CHECKING:
+    from workbench.models.prices import CostEstimate
     from workbench.project import Project
 
 PARAPHRASE_KIND, QUIZ_KIND = "decop-paraphrase", "decop"
@@ -44,6 +46,7 @@ PARAPHRASE_TEMPLATE, QUIZ_TEMPLATE = "decop-paraphrase", "decop-quiz"
 PARAPHRASES = 3
 ORDER_CHOICES = (4, 24)
 LETTERS = "ABCD"
+PARAPHRASE_MAX_TOKENS, QUIZ_MAX_TOKENS = 400, 4
 CHANCE = 0.25
 ACCURACY_COLUMNS = ["book", "book_id", "passages", "questions", "answered", "unanswered", "correct", "accuracy",
                     "ci_low", "ci_high", "p_value", "model", "paraphraser"]
@@ -73,7 +76,7 @@ def clean_paraphrase(raw: str | None, passage: str) -> str | None:
 
 def run_paraphrases(project: "Project", paraphraser: str, source: str = "cloze", *,
                     book_ids: Sequence[int] | None = None, passage_ids: Sequence[int] | None = None,
-                    temperature: float = 0.7, seed: int = 0, max_tokens: int = 400,
+                    temperature: float = 0.7, seed: int = 0, max_tokens: int = PARAPHRASE_MAX_TOKENS,
                     params: dict[str, Any] | None = None, state: TaskState | None = None,
                     retry_failed: bool = False) -> JobReport:
     """Three paraphrases of each passage by ``paraphraser``, stored as they come (``params`` changes
@@ -111,6 +114,58 @@ def _generate(project: "Project", run_id: int, units: list[Unit], state, retry_f
 
         return run_job(project, run_id, units, generation_process(backend, build_request), state,
                        retry_failed=retry_failed)
+
+
+def estimate_costs(project: "Project", model: str, paraphraser: str, passage_ids: Sequence[int], *,
+                   orders: int = 4, seed: int = 0, max_tokens: int = PARAPHRASE_MAX_TOKENS
+                   ) -> dict[str, "CostEstimate"]:
+    """Per model label, what ``run_paraphrases`` and then ``run_quiz`` on these passages still cost at most:
+    three paraphrases of each passage without three usable ones, and every question the model has not
+    answered (a paraphrase not yet written counted as long as its passage). One entry when the
+    paraphraser is the model tested."""
+    from workbench.models.prices import estimate_cost
+
+    ids = list(dict.fromkeys(int(i) for i in passage_ids))
+    texts = passage_store.passage_texts(project, ids)
+    current = current_paraphrases(project, paraphraser)
+    writer = get_template(project, PARAPHRASE_TEMPLATE, kind=PARAPHRASE_TEMPLATE)
+    paraphrasing = estimate_cost(_model(project, paraphraser), [writer.render(passage=texts[i]) for i in ids
+                                                                if i not in current],
+                                 max_tokens, samples=PARAPHRASES, project=project)
+    spec = _model(project, model)
+    quiz = get_template(project, QUIZ_TEMPLATE, kind=QUIZ_TEMPLATE)
+    answered = _answered(project, spec.id, {"paraphraser_id": _model(project, paraphraser).id, "orders": orders,
+                                            "seed": seed})
+    prompts = []
+    for item in ids:
+        options = [texts[item], *(text for _, text in current.get(item, [(0, texts[item])] * PARAPHRASES))]
+        prompt = quiz.render(**{letter.lower(): option for letter, option in zip(LETTERS, options)})
+        prompts += [prompt] * sum(1 for number in range(orders) if (item, number) not in answered)
+    asking = estimate_cost(spec, prompts, QUIZ_MAX_TOKENS, project=project)
+    if model == paraphraser:
+        return {model: replace(asking, requests=asking.requests + paraphrasing.requests,
+                               prompt_tokens=asking.prompt_tokens + paraphrasing.prompt_tokens,
+                               max_completion_tokens=asking.max_completion_tokens + paraphrasing.max_completion_tokens)}
+    return {paraphraser: paraphrasing, model: asking}
+
+
+def estimate_regeneration(project: "Project", paraphraser: str, passage_ids: Sequence[int]) -> "CostEstimate":
+    """What ``regenerate`` costs at most: three new paraphrases of each passage, as long as its run allows."""
+    from workbench.models.prices import estimate_cost
+
+    run_id, _ = _regeneration_run(project, paraphraser, passage_ids)
+    run = get_run(project, run_id)
+    texts = passage_store.passage_texts(project, list(passage_ids))
+    writer = template_by_id(project, run["template_id"])
+    return estimate_cost(_model(project, paraphraser), [writer.render(passage=t) for t in texts.values()],
+                         int(run["params"].get("max_tokens") or PARAPHRASE_MAX_TOKENS), samples=PARAPHRASES,
+                         project=project)
+
+
+def _answered(project: "Project", model_id: int, config: dict[str, Any]) -> set[tuple[int, int]]:
+    """(passage, question) pairs the model has answered in quiz runs with these settings."""
+    found = responses(project, QUIZ_KIND, model_id=model_id, config_filter=config)
+    return {(int(i), int(s)) for i, s in zip(found["item_id"], found["sample"])}
 
 
 def _paraphrase_runs(project: "Project", paraphraser: str) -> pd.DataFrame:
@@ -152,14 +207,19 @@ def current_paraphrases(project: "Project", paraphraser: str) -> dict[int, list[
             for item, group in frame.groupby("item_id")}
 
 
-def regenerate(project: "Project", paraphraser: str, passage_ids: Sequence[int], *,
-               state: TaskState | None = None) -> JobReport:
-    """Three new paraphrases for each of ``passage_ids`` (the old ones stay stored, no longer current)."""
+def _regeneration_run(project: "Project", paraphraser: str, passage_ids: Sequence[int]) -> tuple[int, pd.DataFrame]:
+    """The paraphrase run new paraphrases of ``passage_ids`` go into, and their paraphrases so far."""
     found = _paraphrase_runs(project, paraphraser)
     found = found[found["item_id"].isin(list(passage_ids))]
     if found.empty:
         raise UserError("Those passages have no paraphrases yet: make them first (palimpsest decop run).")
-    run_id = int(found["run_id"].max())
+    return int(found["run_id"].max()), found
+
+
+def regenerate(project: "Project", paraphraser: str, passage_ids: Sequence[int], *,
+               state: TaskState | None = None) -> JobReport:
+    """Three new paraphrases for each of ``passage_ids`` (the old ones stay stored, no longer current)."""
+    run_id, found = _regeneration_run(project, paraphraser, passage_ids)
     units = []
     for item in passage_ids:
         mine = found[found["item_id"] == item]
@@ -201,7 +261,8 @@ def run_quiz(project: "Project", model: str, paraphraser: str, *, orders: int = 
     paraphraser_id = _model(project, paraphraser).id
     config = {"passage_ids": ids, "paraphraser_id": paraphraser_id, "orders": orders, "seed": seed,
               "paraphrase_samples": {str(i): [s for s, _ in current[i]] for i in ids}}
-    generation = GenerationParams.from_dict({"temperature": 0.0, "max_tokens": 4, "seed": 0, **(params or {})})
+    generation = GenerationParams.from_dict({"temperature": 0.0, "max_tokens": QUIZ_MAX_TOKENS, "seed": 0,
+                                             **(params or {})})
     run_id = find_or_create_run(project, QUIZ_KIND, model_id=spec.id, template_id=template.id,
                                 params=generation.as_dict(), config=config)
     return _ask(project, run_id, state, retry_failed)

@@ -86,6 +86,7 @@ def responses(project: "Project", kind: str, *, model_id: int | None = None, con
     frame = pd.read_sql_query(sql + " ORDER BY r.id DESC, x.item_id, x.sample", project.db.conn, params=args)
     if config_filter:
         configs = frame["config"].map(lambda c: json.loads(c or "{}"))
-        keep = configs.map(lambda c: all(c.get(k) == v for k, v in config_filter.items()))
+        # astype: an empty frame's map is of object dtype, which pandas would read as a list of columns
+        keep = configs.map(lambda c: all(c.get(k) == v for k, v in config_filter.items())).astype(bool)
         frame = frame[keep]
     return frame.drop_duplicates(["item_id", "sample"], keep="first").reset_index(drop=True)

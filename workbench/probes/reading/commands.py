@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from workbench.cli.common import add_format_argument, add_project_argument, confirm, opened, print_frame, progress_state
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    add_yes_argument,
+    confirm_cost,
+    opened,
+    print_frame,
+    progress_state,
+    report_run,
+)
 from workbench.errors import UserError
 
 #: ``palimpsest reading NAME``: (help, the function of ``results`` that makes the table)
@@ -39,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--group", type=int, default=5, metavar="N", help="summaries joined per higher summary (5)")
     p.add_argument("--max-tokens", type=int, default=256, metavar="N", help="longest summary in tokens (256)")
     p.add_argument("--attempts", type=int, default=3, metavar="N", help="tries per scene when an answer is unusable (3)")
-    p.add_argument("--yes", action="store_true", help="do not ask before calls that may cost money")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_summarize)
 
     p = commands.add_parser("import-summaries", help="summaries made elsewhere (CSV: scene, summary, false_summary)")
@@ -80,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="show at most the last N words of the book before each question")
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
     p.add_argument("--retry-failed", action="store_true", help="only ask again where the request failed")
-    p.add_argument("--yes", action="store_true", help="do not ask before calls that may cost money")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_run)
 
     p = commands.add_parser("curve", help="the forgetting curve: accuracy by retention demand, with 95%% CIs")
@@ -129,21 +139,23 @@ def cmd_scenes(args: argparse.Namespace) -> int:
 def cmd_summarize(args: argparse.Namespace) -> int:
     from workbench.models.registry import get_model
     from workbench.probes.reading.summaries import estimate_summary_cost, summarize_with_model
-    from workbench.probes.summaries.plans import is_paid
 
     with opened(args.project) as project:
         spec = get_model(project, args.model)
-        if is_paid(spec) and not args.yes:
-            estimate = estimate_summary_cost(project, args.book, spec, hierarchical=args.hierarchical,
-                                             group=args.group, max_tokens=args.max_tokens)
-            question = f"Summarizing with '{spec.label}' takes {estimate.describe()} Continue?"
-            if not confirm(question):
-                raise UserError(f"Nothing was asked. {estimate.describe()} Add --yes to go ahead.")
-        report = summarize_with_model(project, args.book, spec, hierarchical=args.hierarchical, group=args.group,
+        confirm_cost(spec, lambda: estimate_summary_cost(project, args.book, spec, hierarchical=args.hierarchical,
+                                                         group=args.group, max_tokens=args.max_tokens),
+                     yes=args.yes)
+        result = summarize_with_model(project, args.book, spec, hierarchical=args.hierarchical, group=args.group,
                                       max_tokens=args.max_tokens, max_attempts=args.attempts,
                                       state=progress_state(f"Summarizing with {spec.label}"))
-    print(report.describe())
-    return 0
+    print(result.describe())
+    status = 0
+    for level in result.levels:  # a run that is not done, or has failures, says so and how to ask again
+        for what, report in zip(("Summaries", "False summaries"), level.reports):
+            if report.status != "done" or report.failed_total:
+                where = "of the scenes" if level.level == 0 else f"at level {level.level}"
+                status = max(status, report_run(report, args.project, f"{what} {where}"))
+    return status
 
 
 def cmd_import_summaries(args: argparse.Namespace) -> int:
@@ -186,29 +198,24 @@ def cmd_questions(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from workbench.models.registry import get_model
-    from workbench.probes.reading.run import estimate_questions_cost, run_questions
-    from workbench.probes.summaries.plans import is_paid
+    from workbench.probes.reading.run import context_note, estimate_questions_cost, run_questions
 
     with opened(args.project) as project:
         spec = get_model(project, args.model)
-        if is_paid(spec) and not args.yes:
-            estimate = estimate_questions_cost(project, spec, variant=args.variant, book_ids=args.book,
-                                               context_words=args.context_words)
-            if not confirm(f"Asking '{spec.label}' the questions takes {estimate.describe()} Continue?"):
-                raise UserError(f"Nothing was asked. {estimate.describe()} Add --yes to go ahead.")
-        reports = run_questions(project, args.model, variant=args.variant, book_ids=args.book,
+        confirm_cost(spec, lambda: estimate_questions_cost(project, spec, variant=args.variant, book_ids=args.book,
+                                                           context_words=args.context_words), yes=args.yes)
+        if args.context_words is None:
+            note = context_note(spec)
+            if note:
+                print(note, file=sys.stderr)
+        reports = run_questions(project, spec, variant=args.variant, book_ids=args.book,
                                 context_words=args.context_words, retry_failed=args.retry_failed,
                                 state=progress_state(f"Asking {args.model}"))
-    status = 0
-    for report in reports:
-        line = f"Run {report.run_id}: {report.done} of {report.total} questions answered"
-        if report.failed:
-            line += f", {report.failed} failed (see 'palimpsest jobs'; try again with --retry-failed"
-            line += ", or give --context-words if the book did not fit the model)" if args.context_words is None else ")"
-        print(line + ".")
-        if report.message:
-            print(report.message)
-        status = status or (0 if report.status == "done" else 1)
+    status = max((report_run(report, args.project, f"Reading questions to {args.model}") for report in reports),
+                 default=0)
+    if args.context_words is None and any(report.failed for report in reports):
+        print("If the book did not fit the model, give --context-words N: the model then sees at most the "
+              "last N words before each question.")
     return status
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -71,6 +71,9 @@ class LevelReport:
     false_failed: int
     summary_run: int
     false_run: int | None
+    #: what running the level's summary run and false-summary run came to this time (none for an import);
+    #: not part of what the level is
+    reports: tuple[JobReport, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -201,17 +204,17 @@ def _run_level(project: "Project", backend: "Backend", scene_set: SceneSet, *, m
                                      params={**summary_params.as_dict(), "max_attempts": max_attempts}, config=base)
     texts = _level_texts(project, scene_set, model, level, group)
     placeholder = "scene" if level == 0 else "summaries"
-    run_on_texts(project, summary_run, backend, {i: (placeholder, t) for i, t in texts.items()},
-                 lambda _, raw, prompt: parse_marked(raw, prompt), state)
+    summarized = run_on_texts(project, summary_run, backend, {i: (placeholder, t) for i, t in texts.items()},
+                              lambda _, raw, prompt: parse_marked(raw, prompt), state)
     state.check()
     summaries = summaries_of(project, summary_run)
     false_template = get_template(project, DISTORT_TEMPLATE)
     false_run = find_or_create_run(project, FALSE_RUN, model_id=model_id, template_id=false_template.id,
                                    params={**false_params.as_dict(), "max_attempts": max_attempts},
                                    config={**base, "summary_run": summary_run})
-    run_on_texts(project, false_run, backend, {i: ("summary", s) for i, s in summaries.items()},
-                 lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]), state)
-    return _level_report(project, scene_set, model, level, group)
+    falsified = run_on_texts(project, false_run, backend, {i: ("summary", s) for i, s in summaries.items()},
+                             lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]), state)
+    return replace(_level_report(project, scene_set, model, level, group), reports=(summarized, falsified))
 
 
 def _level_report(project: "Project", scene_set: SceneSet, model: str, level: int, group: int) -> LevelReport:
