@@ -1,5 +1,6 @@
 """Why items of a run failed, said once per reason: messages that differ only in their numbers (token counts,
-line numbers, HTTP codes) are counted together, most frequent first. The Jobs and Probes pages show these."""
+line numbers, HTTP codes) are counted together, most frequent first. The Jobs and Probes pages show these;
+``describe_outcome`` says how a run ended in a page's words."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from workbench.jobs import JobReport
     from workbench.project import Project
 
 UNKNOWN = "unknown error"
@@ -31,3 +33,22 @@ def failure_reasons(project: "Project", run_id: int) -> list[tuple[str, int]]:
         "SELECT error, COUNT(*) AS n FROM responses WHERE run_id = ? AND status = 'failed' GROUP BY error"
         " ORDER BY n DESC", [run_id]).fetchall()
     return group_failures([(error, n) for error, n in rows])
+
+
+def describe_outcome(project: "Project", report: "JobReport", what: str) -> str:
+    """How a run ended, in a page's words: how many items have an answer and how many failed, the commonest
+    reason, how to ask again for just the failures (the command line says the same through
+    ``cli.common.report_run``), and why the run stopped when it did not finish."""
+    failed = report.failed_total or report.failed  # a stopped run has no total yet
+    answered = max(0, report.done - failed)
+    text = f"{what}: {answered:,} of {report.total:,} done" + (f", {failed:,} failed." if failed else ".")
+    if failed:
+        reasons = failure_reasons(project, report.run_id)
+        if reasons:
+            reason = reasons[0][0].rstrip(".")
+            text += f" {'All' if reasons[0][1] == failed else 'Most'} failed because: {reason}."
+        text += (f" To ask again for just those, choose run {report.run_id} on the Jobs page and press "
+                 "Retry failed only.")
+    if report.status in ("cancelled", "interrupted") and report.message:
+        text += f" {report.message}"
+    return text

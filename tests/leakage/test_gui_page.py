@@ -135,3 +135,20 @@ def test_without_a_corpus_the_analysis_says_what_to_do(qtbot, page, messages):
     page.tabs.setCurrentWidget(page.overlap)
     page.overlap.run()
     assert messages["infos"] == ["Build a reference corpus (Corpora tab) or add a remote one first."]
+
+
+def test_decop_with_a_paid_api_says_what_it_costs_first(qtbot, page, project, messages):
+    from workbench.models.registry import ModelSpec, add_model
+
+    add_cloze_book(project, "Harbour", CORPUS[0].replace("Nobody", "Ada"), ["Ada"])
+    add_model(project, ModelSpec(label="api", backend="openai", ref="gpt-4o-mini", api_key_env="OPENAI_API_KEY"))
+    page.tabs.setCurrentWidget(page.decop)
+    tab = page.decop
+    assert tab.model.currentText() == "api" and tab.paraphraser.currentText() == "api"
+    messages["answer"] = False
+    tab.run()
+    wait_idle(qtbot, tab)
+    (question,) = messages["questions"]
+    assert question.startswith("DE-COP calls a paid API. api: ") and "requests" in question, question
+    assert project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+    assert not messages["errors"]

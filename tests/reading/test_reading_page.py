@@ -69,6 +69,10 @@ def test_an_api_model_says_what_the_questions_cost_before_asking(qtbot, shown_pa
     page = shown_page(ReadingPage, project)
     _settle(qtbot, page)
     page.steps.ask_model.setCurrentIndex(page.steps.ask_model.findData("api"))
+    assert not page.steps.context_hint.isHidden()  # no word limit: the whole book so far would be sent
+    assert "the whole book up to its checkpoint" in page.steps.context_hint.text()
+    page.steps.context_words.setValue(3000)
+    assert page.steps.context_hint.isHidden()
     messages["answer"] = False
     page.ask()
     _settle(qtbot, page)
@@ -81,3 +85,20 @@ def test_without_a_project_the_page_says_what_to_do(qtbot, shown_page):
     page = shown_page(ReadingPage)
     assert page.hint.isVisible() and "Open or create a project" in page.hint.text()
     assert not page.splitter.isEnabled()
+
+
+def test_a_run_with_failures_says_why_and_how_to_retry_them(qtbot, shown_page, project, two_books, tiny_causal_dir,
+                                                            messages):
+    build_questions(project, two_books.book_id, QuestionSettings(every=6, options=3, reconstruction=0))
+    add_model(project, ModelSpec(label="tiny", backend="hf", ref=str(tiny_causal_dir), params={"device": "cpu"}))
+    page = shown_page(ReadingPage, project)
+    _settle(qtbot, page)
+    page.steps.ask_model.setCurrentIndex(page.steps.ask_model.findData("tiny"))
+    assert page.steps.context_hint.isHidden()  # a local model gets what fits its context
+    page.steps.context_words.setValue(100_000)  # more than the tiny model reads: late questions fail
+    page.ask()
+    _settle(qtbot, page)
+    text = page.summary.text()
+    assert text.startswith("Questions to tiny:") and "failed because: The prompt is" in text, text
+    assert "Jobs page and press Retry failed only" in text
+    assert not messages["errors"]

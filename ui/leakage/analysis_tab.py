@@ -5,7 +5,7 @@ saying what the last piece of work came to, a results table read in the backgrou
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QVBoxLayout, QWidget
@@ -14,6 +14,10 @@ from ui.widgets.frame_table import Column, FrameTable
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.summary_box import SummaryBox
+from workbench.run_failures import describe_outcome
+
+if TYPE_CHECKING:
+    from workbench.jobs import JobReport
 
 CLOZE_SOURCE = "Name-cloze passages (name put back)"
 FILE_SOURCE = "Passages from a file…"
@@ -50,10 +54,11 @@ class AnalysisTab(ProjectView):
         self.summary.show_text(message)
         self.show_error(message, details)
 
-    def report_run(self, report) -> None:
-        """Say what a run came to (the job runner's report)."""
-        failed = f", {report.failed} failed" if report.failed else ""
-        self.summary.show_text(f"{report.done} of {report.total} done{failed}. {report.message}".strip())
+    def start_run(self, work: Callable[[Any], "JobReport"], label: str, what: str) -> None:
+        """Start ``work``, a run of the job runner, and say afterwards how it ended: what failed, why, and
+        how to retry just the failures (worked out on the worker: it reads the stored failures)."""
+        project = self.project
+        self.start(lambda state: describe_outcome(project, work(state), what), label, self.summary.show_text)
 
     # ---- results ---------------------------------------------------------------------------------
 

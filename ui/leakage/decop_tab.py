@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton
 
+from ui import dialogs
 from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, fill_combo, model_labels
 from ui.widgets.frame_table import Column, count, share
+from workbench.models.prices import is_paid
+from workbench.models.registry import get_model
 from workbench.probes.leakage import decop, passages
+from workbench.run_failures import describe_outcome
 
 RUNNABLE = ("hf", "gguf", "openai")
 
@@ -52,7 +56,7 @@ class DecopTab(AnalysisTab):
     def results_reader(self):
         return decop.accuracy_frame
 
-    def run(self) -> None:
+    def run(self, *, confirmed: bool = False) -> None:
         model, paraphraser = self.model.currentData(), self.paraphraser.currentData()
         if self.require_project() is None:
             return
@@ -60,10 +64,27 @@ class DecopTab(AnalysisTab):
             self.show_info("Add the model to test and the model that writes paraphrases (Models page) first.")
             return
         project, source, orders = self.project, self.source.source(), self.orders.currentData()
+        paid = [label for label in dict.fromkeys((paraphraser, model)) if is_paid(get_model(project, label))]
+        if paid and not confirmed:
+            def estimate(state):
+                costs = decop.estimate_costs(project, model, paraphraser, passages.gather(project, source),
+                                             orders=orders)
+                return " ".join(f"{label}: {costs[label].describe()}" for label in paid)
+
+            self.start(estimate, "Estimating what DE-COP costs", self._confirm)
+            return
 
         def work(state):
             ids = passages.gather(project, source)
-            decop.run_paraphrases(project, paraphraser, passage_ids=ids, state=state)
-            return decop.run_quiz(project, model, paraphraser, passage_ids=ids, orders=orders, state=state)
+            paraphrased = decop.run_paraphrases(project, paraphraser, passage_ids=ids, state=state)
+            said = describe_outcome(project, paraphrased, f"Paraphrases by {paraphraser}")
+            if paraphrased.status == "cancelled":
+                return said
+            asked = decop.run_quiz(project, model, paraphraser, passage_ids=ids, orders=orders, state=state)
+            return said + "\n" + describe_outcome(project, asked, f"Questions to {model}")
 
-        self.start(work, f"DE-COP: {model}", self.report_run)
+        self.start(work, f"DE-COP: {model}", self.summary.show_text)
+
+    def _confirm(self, estimate: str) -> None:
+        if dialogs.ask(self, f"DE-COP calls a paid API. {estimate} Go ahead?"):
+            self.run(confirmed=True)

@@ -78,7 +78,7 @@ class FrequencyTab(AnalysisTab):
         def work(state):
             return frequency.run_frequency(project, corpus, per_book=per_book, gram=gram, state=state)
 
-        self.start(work, f"Counting n-grams in {corpus}", self.report_run)
+        self.start_run(work, f"Counting n-grams in {corpus}", f"N-gram counts in {corpus}")
 
     def show_results(self, table) -> None:
         self.table.show_frame(table)

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QP
 from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, fill_combo, model_labels
 from ui.widgets.frame_table import Column, count, decimal
 from workbench.probes.leakage import membership
+from workbench.run_failures import describe_outcome
 
 NO_REFERENCE = "(no reference model)"
 OPEN_MODELS = ("hf", "gguf")
@@ -92,9 +93,8 @@ class MembershipTab(AnalysisTab):
         project, source = self.project, self.source.source()
 
         def work(state):
-            return membership.run_membership(project, model, source, reference=reference, state=state)
+            reports = membership.run_membership(project, model, source, reference=reference, state=state)
+            return "\n".join(describe_outcome(project, report, f"Passages read by {label}")
+                             for report, label in zip(reports, (model, reference)))
 
-        self.start(work, f"Reading passages with {model}", self._done)
-
-    def _done(self, reports) -> None:
-        self.report_run(reports[0])  # the reference model's run, when there is one, read the same passages
+        self.start(work, f"Reading passages with {model}", self.summary.show_text)

@@ -76,7 +76,7 @@ class OverlapTab(AnalysisTab):
             ids = passages.gather(project, source)
             return overlap.run_overlap(project, name, passage_ids=ids, state=state)
 
-        self.start(work, f"Overlap with {name}", self.report_run)
+        self.start_run(work, f"Overlap with {name}", f"Overlap with {name}")
 
     def open_passage(self, row: int, _column: int = 0) -> None:
         """Show the passage with its longest overlap marked (read in the background: a remote index is asked

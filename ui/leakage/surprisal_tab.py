@@ -12,6 +12,7 @@ from ui.leakage.analysis_tab import AnalysisTab, fill_combo, model_labels
 from ui.leakage.membership_tab import OPEN_MODELS
 from ui.widgets.frame_table import Column, count, decimal, yes_no
 from workbench.probes.leakage import surprisal
+from workbench.run_failures import describe_outcome
 
 TEXT_FILES = "Text files (*.txt);;All files (*)"
 
@@ -69,12 +70,16 @@ class SurprisalTab(AnalysisTab):
             self.show_info("Choose a local model and a text file first.")
             return
         project = self.project
-        self.start(lambda state: surprisal.run_surprisal(project, model, path, state=state),
-                   f"Reading {path.name} with {model}", self._done)
+
+        def work(state):
+            report, item = surprisal.run_surprisal(project, model, path, state=state)
+            return describe_outcome(project, report, f"{path.name} read by {model}"), item
+
+        self.start(work, f"Reading {path.name} with {model}", self._done)
 
     def _done(self, result) -> None:
-        report, self.item = result
-        self.report_run(report)
+        text, self.item = result
+        self.summary.show_text(text)
 
     def _save(self) -> None:
         if self.table.frame.empty:

@@ -45,6 +45,10 @@ class CurvePlot(QWidget):
         if frame.empty:
             self.legend.setText("No answers yet: ask a model the questions.")
             return
+        frame = frame[frame["accuracy"].notna()]  # a bin whose every request failed has no accuracy to draw
+        if frame.empty:
+            self.legend.setText("No question has an answer yet: every request failed (the Jobs page says why).")
+            return
         bins = frame.drop_duplicates("bin_low").sort_values("bin_low")
         position = {int(low): i for i, low in enumerate(bins["bin_low"])}
         entries = []

@@ -40,7 +40,9 @@ from workbench.models.registry import get_model
 from workbench.probes.reading import results
 from workbench.probes.reading.charts import answer_models, bin_label
 from workbench.probes.reading.overview import book_status, question_detail
+from workbench.probes.reading.run import context_note
 from workbench.probes.summaries.plans import is_paid, runnable_models
+from workbench.run_failures import describe_outcome
 
 NO_PROJECT = "Open or create a project (File menu) to ask models reading questions about its books."
 CSV_FILES = "CSV files (*.csv);;All files (*)"
@@ -89,6 +91,8 @@ class ReadingPage(Page):
         self.steps.substitute_requested.connect(self.substitute)
         self.steps.questions_requested.connect(self.build_questions)
         self.steps.ask_requested.connect(self.ask)
+        self.steps.ask_model.currentIndexChanged.connect(self.refresh_context_hint)
+        self.steps.context_words.valueChanged.connect(self.refresh_context_hint)
         left = QScrollArea()
         left.setWidget(self.steps)
         left.setWidgetResizable(True)
@@ -158,6 +162,7 @@ class ReadingPage(Page):
             for combo in (self.steps.book, self.steps.summary_model, self.steps.ask_model, self.model):
                 Steps.fill(combo, [])
             self.steps.status.setText("")
+            self.refresh_context_hint()
             self._show_results((pd.DataFrame(), pd.DataFrame(), pd.DataFrame()))
             return
         Steps.fill(self.steps.book, [(f"{b.display_name} ({b.words:,} words)", b.id) for b in list_books(self.project)
@@ -167,6 +172,7 @@ class ReadingPage(Page):
         Steps.fill(self.steps.ask_model, models)
         Steps.fill(self.model, [(label, label) for label in answer_models(self.project)])
         self.refresh_status()
+        self.refresh_context_hint()
         self.refresh_results()
         self._update_busy()
 
@@ -178,6 +184,15 @@ class ReadingPage(Page):
         book = self.steps.book.currentData()
         self.steps.status.setText(book_status(self.project, book).describe() if self.project and book else
                                   "Add a book to the library first (Library page).")
+
+    def refresh_context_hint(self, *_) -> None:
+        """Under 'Ask a model': for an API model with no word limit, that the whole book so far is sent."""
+        label = self.steps.ask_model.currentData()
+        note = ""
+        if self.project is not None and label and not self.steps.context_words.value():
+            note = context_note(get_model(self.project, label))
+        self.steps.context_hint.setText(note)
+        self.steps.context_hint.setVisible(bool(note))
 
     def refresh_results(self, *_) -> None:
         model = self.model.currentData()
@@ -282,9 +297,12 @@ class ReadingPage(Page):
         if is_paid(get_model(project, label)) and not confirmed:
             return self._start(lambda state: estimate_summary_cost(project, book, label, hierarchical=hierarchical),
                                "Estimating what the summaries cost", self._confirm_summaries)
-        return self._start(lambda state: summarize_with_model(project, book, label, hierarchical=hierarchical,
-                                                              state=state).describe(),
-                           f"Summarizing with {label}", self._said)
+        def work(state):
+            result = summarize_with_model(project, book, label, hierarchical=hierarchical, state=state)
+            return " ".join([result.describe()] + [describe_outcome(project, report, what)
+                                                   for what, report in result.unfinished()])
+
+        return self._start(work, f"Summarizing with {label}", self._said)
 
     def _confirm_summaries(self, estimate) -> None:
         if dialogs.ask(self, f"Summarizing takes {estimate.describe()} Go ahead?"):
@@ -362,10 +380,7 @@ class ReadingPage(Page):
 
         def work(state):
             reports = run_questions(project, label, variant=variant, book_ids=[book], context_words=words, state=state)
-            done = sum(r.done for r in reports)
-            failed = sum(r.failed for r in reports)
-            text = f"{label} answered {done - failed:,} questions" + (f"; {failed:,} requests failed" if failed else "")
-            return text + "." + " ".join(r.message for r in reports if r.message)
+            return "\n".join(describe_outcome(project, report, f"Questions to {label}") for report in reports)
 
         return self._start(work, f"Asking {label}", self._asked)
 

@@ -117,7 +117,11 @@ class Steps(QWidget):
         ask = QFormLayout()
         ask.addRow("Model", self.ask_model)
         ask.addRow("Text", self.ask_variant)
-        ask.addRow("Words of book", self.context_words)
+        ask.addRow("Words of book shown", self.context_words)
+        self.context_hint = QLabel("")  # what an API model will be shown when no limit is set (the page fills it)
+        self.context_hint.setWordWrap(True)
+        self.context_hint.setVisible(False)
+        ask.addRow(self.context_hint)
 
         layout = QVBoxLayout(self)
         book_row = QFormLayout()

@@ -226,6 +226,11 @@ class Backend(ABC):
         known here (an API model)."""
         return None
 
+    def request_tokens(self, request: Request) -> int | None:
+        """How many tokens the model reads for ``request``'s prompt (a chat template's own few tokens may be
+        left out); None where that cannot be known here (an API model)."""
+        return None
+
     def fill_mask(self, texts: Sequence[str], top_k: int = 5) -> list[list[tuple[str, float]]]:
         """For each text containing ``mask_token`` once: the top-k fills with their probabilities."""
         raise NotSupported(f"{self.kind} models have no mask token to fill; use an encoder model such as BERT.")

@@ -171,6 +171,9 @@ class CachedBackend(Backend):
     def context_tokens(self) -> int | None:
         return self.inner.context_tokens
 
+    def request_tokens(self, request: Request) -> int | None:
+        return self.inner.request_tokens(request)
+
     def fill_mask(self, texts: Sequence[str], top_k: int = 5) -> list[list[tuple[str, float]]]:
         return self.inner.fill_mask(texts, top_k)
 

@@ -114,6 +114,13 @@ class LlamaCppBackend(Backend):
         """The context the model was opened with (``n_ctx``; 0 opens it with the one it was trained for)."""
         return self.llama.n_ctx() if self.llama is not None else self._settings["n_ctx"] or None
 
+    def request_tokens(self, request: Request) -> int | None:
+        """The prompt's tokens with the start token; a chat request counts its messages' text, not the few
+        tokens the chat template adds around them."""
+        self._require_open()
+        text = request.prompt if request.prompt is not None else flatten_messages(request.messages or ())
+        return len(self.llama.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Result]]:
         self._require_open()
         for index, request in enumerate(requests):

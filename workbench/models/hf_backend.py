@@ -240,6 +240,9 @@ class TransformersBackend(Backend):
         known = [n for n in (self.max_positions, limit) if isinstance(n, int) and 0 < n < 10_000_000]
         return min(known) if known else None
 
+    def request_tokens(self, request: Request) -> int | None:
+        return len(self._encode_request(request))
+
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Result]]:
         self._require_causal("write text")
         groups: dict[GenerationParams, list[_Prepared]] = {}

@@ -149,13 +149,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                                       max_tokens=args.max_tokens, max_attempts=args.attempts,
                                       state=progress_state(f"Summarizing with {spec.label}"))
     print(result.describe())
-    status = 0
-    for level in result.levels:  # a run that is not done, or has failures, says so and how to ask again
-        for what, report in zip(("Summaries", "False summaries"), level.reports):
-            if report.status != "done" or report.failed_total:
-                where = "of the scenes" if level.level == 0 else f"at level {level.level}"
-                status = max(status, report_run(report, args.project, f"{what} {where}"))
-    return status
+    return max((report_run(report, args.project, what) for what, report in result.unfinished()), default=0)
 
 
 def cmd_import_summaries(args: argparse.Namespace) -> int:

@@ -8,8 +8,9 @@ reconstruction parameters. Every raw reply is stored; parsing and scoring happen
 **How much book.** A read-along prompt holds the variant's text up to the checkpoint. With
 ``context_words`` it holds at most that many words (cut from the start). Without it, a local model gets
 what fits its context (``Backend.context_tokens``: llama.cpp's ``n_ctx``, a transformers model's
-positions or its tokenizer's limit), less the question, the answer and a margin, at ``TOKENS_PER_WORD``;
-an API model, whose context cannot be known here, gets the whole text so far (``context_note`` says so
+positions or its tokenizer's limit), less the answer and a margin: a first guess at ``TOKENS_PER_WORD``,
+then, counted with the model's own tokenizer (``Backend.request_tokens``), cut further until it fits
+(``_fitting_choice``); an API model, whose context cannot be known here, gets the whole text so far (``context_note`` says so
 before a run). A prompt that does not fit is stored as a failure, and the report says to give
 ``context_words``. Each response records, in ``extra``, the words given (``context_words``), where they
 start (``context_start_char``) and whether the text was cut.
@@ -29,6 +30,7 @@ from workbench.probes.reading.asking import (
     PASSAGE_TEMPLATE,
     RECONSTRUCT_TEMPLATE,
     BookText,
+    Context,
     choice_prompt,
     passage_of,
     reconstruct_prompt,
@@ -48,6 +50,7 @@ CHOICE_PARAMS = GenerationParams(temperature=0.0, max_tokens=8, seed=0)
 RECONSTRUCT_PARAMS = GenerationParams(temperature=0.0, max_tokens=300, seed=0)
 TOKENS_PER_WORD = 1.4
 CONTEXT_MARGIN_TOKENS = 32
+FIT_ROUNDS, FIT_SHRINK = 4, 0.95  # tries at cutting the book to fit, and how much more than in proportion
 
 
 def variant_text(project: "Project", question_set: QuestionSet) -> str:
@@ -64,19 +67,34 @@ def variant_text(project: "Project", question_set: QuestionSet) -> str:
     return text
 
 
-def _context_budget(context_tokens: int | None, question_tokens: int, max_tokens: int) -> int | None:
-    """Words of book that fit a model's context beside the question; None when the context is not known."""
-    if not context_tokens:
-        return None
-    return max(0, int((context_tokens - question_tokens - max_tokens - CONTEXT_MARGIN_TOKENS) / TOKENS_PER_WORD))
+def _fitting_choice(backend: "Backend", context_tokens: int, book: BookText, template, question,
+                    params: GenerationParams) -> tuple[Request, "Context"]:
+    """A read-along request with as much of the book before the checkpoint as fits ``context_tokens`` beside
+    the question and the answer. The first cut guesses ``TOKENS_PER_WORD``; a model that can count a prompt's
+    tokens then has the cut shortened in proportion until the prompt fits (a small model's tokenizer may need
+    several tokens a word). A prompt that still does not fit is sent and fails, and is stored as a failure."""
+    from workbench.models.prices import rough_token_count
+
+    room = context_tokens - params.max_tokens - CONTEXT_MARGIN_TOKENS
+    bare = choice_prompt(template, question, book.before(0))
+    fixed = backend.request_tokens(prompt_request(backend, bare, params))
+    words = max(0, int((room - (fixed if fixed is not None else rough_token_count(bare))) / TOKENS_PER_WORD))
+    for _ in range(FIT_ROUNDS):
+        context = book.before(question.checkpoint_char, words)
+        request = prompt_request(backend, choice_prompt(template, question, context), params)
+        used = backend.request_tokens(request) if fixed is not None else None
+        if used is None or used <= room or context.words == 0:
+            break
+        words = int(context.words * max(0, room - fixed) / max(1, used - fixed) * FIT_SHRINK)
+    return request, context
 
 
 def context_note(spec: "ModelSpec") -> str:
     """What a person should know about how much book a model will be shown when no limit is given: nothing
     for a local model (it gets what fits its context), a plain warning for an API model."""
-    from workbench.models.prices import LOCAL_BACKENDS
+    from workbench.models.prices import is_paid
 
-    if spec.backend in LOCAL_BACKENDS or spec.backend == "external":
+    if not is_paid(spec):
         return ""
     return (f"How much text '{spec.label}' reads at once is not known here, so each question shows the whole "
             "book up to its checkpoint, and questions late in a long book may not fit (they fail, and are stored "
@@ -86,8 +104,6 @@ def context_note(spec: "ModelSpec") -> str:
 
 def _process(project: "Project", run: dict, backend: "Backend"):
     """The run's job process and units: one request per question, with the context record in ``extra``."""
-    from workbench.models.prices import rough_token_count
-
     config = run["config"]
     question_set = get_question_set(project, config["question_set"])
     questions = {q.id: q for q in load_questions(project, question_set.id)}
@@ -102,14 +118,15 @@ def _process(project: "Project", run: dict, backend: "Backend"):
     def build(unit: Unit) -> Request:
         question = questions[unit.item_id]
         if question.read_along:
-            words = limit
-            if words is None:
-                bare = choice_prompt(templates["choice"], question, book.before(0))
-                words = _context_budget(context_tokens, rough_token_count(bare), choice.max_tokens)
-            context = book.before(question.checkpoint_char, words)
+            if context_tokens:
+                request, context = _fitting_choice(backend, context_tokens, book, templates["choice"], question,
+                                                   choice)
+            else:
+                context = book.before(question.checkpoint_char, limit)
+                request = prompt_request(backend, choice_prompt(templates["choice"], question, context), choice)
             given[unit.item_id] = {"context_words": context.words, "context_start_char": context.start_char,
                                    "truncated": context.truncated}
-            return prompt_request(backend, choice_prompt(templates["choice"], question, context), choice)
+            return request
         passage = passage_of(question, book.text)
         template = templates["reconstruct-passage" if passage is not None else "reconstruct"]
         return prompt_request(backend, reconstruct_prompt(template, question, passage), rebuild)

@@ -90,6 +90,17 @@ class BookSummaries:
                          f"{lv.false} false summaries ({lv.false_failed} failed)")
         return f"Book {self.book_id}, {self.model}: " + "; ".join(parts) + "."
 
+    def unfinished(self) -> list[tuple[str, JobReport]]:
+        """The runs of this time that stopped early or have failed items, each with what it makes ("False
+        summaries at level 1"): what the command line and the Reading page report, with how to retry."""
+        found = []
+        for lv in self.levels:
+            where = "of the scenes" if lv.level == 0 else f"at level {lv.level}"
+            for what, report in zip(("Summaries", "False summaries"), lv.reports):
+                if report.status != "done" or report.failed_total:
+                    found.append((f"{what} {where}", report))
+        return found
+
 
 # ---------------------------------------------------------------------------------------------- runs
 def _level_runs(project: "Project", scene_set_id: int, model: str, level: int) -> tuple[int | None, int | None]:
