@@ -75,3 +75,49 @@ def test_a_file_with_a_bad_line_imports_nothing(project, summarized_book, export
 def test_exporting_a_book_without_questions_says_what_to_do(project, summarized_book, tmp_path):
     with pytest.raises(UserError, match="reading questions"):
         export_questions(project, summarized_book.book_id, tmp_path / "none.jsonl")
+
+
+def test_without_a_book_each_line_goes_to_the_book_it_names(project, summarized_book, exported, tmp_path, capsys):
+    from tests.fixtures.reading_books import reading_book
+    from workbench.cli import main
+
+    other = reading_book(project, tmp_path, seed=1, title="The Inn", tag="x")
+    build_questions(project, other.book_id, QuestionSettings(every=4, options=4, seed=2, reconstruction=0))
+    second = tmp_path / "inn.jsonl"
+    export_questions(project, other.book_id, second)
+    _, out, count = exported
+    both = tmp_path / "both.jsonl"
+    records = [json.loads(line) for path in (out, second) for line in path.read_text(encoding="utf-8").splitlines()]
+    records[-1]["book"] = "  the INN "  # titles are matched without case or extra spaces
+    both.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    sets = import_questions(project, both)
+    assert {s.book_id: len(load_questions(project, s.id)) for s in sets} == {
+        summarized_book.book_id: count, other.book_id: len(records) - count}
+
+    capsys.readouterr()
+    assert main(["reading", "import", str(project.path), str(second)]) == 0
+    assert f"questions for book {other.book_id}." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, problem", [("Moby-Dick", "'Moby-Dick' (lines 1, 2, 3, …) is not a book of the library"),
+                                           ("", "lines 1, 2, 3, … name no book")])
+def test_a_book_that_cannot_be_matched_stops_the_import_and_says_what_to_do(project, summarized_book, exported,
+                                                                           tmp_path, name, problem):
+    _, out, _ = exported
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    for record in records:
+        record["book"] = name
+    bad = tmp_path / "elsewhere.jsonl"
+    bad.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        import_questions(project, bad)
+    assert problem in str(caught.value) and "give --book ID" in str(caught.value)
+    assert project.db.execute("SELECT COUNT(*) FROM reading_question_sets WHERE origin = 'imported'").fetchone()[0] == 0
+
+
+def test_a_title_two_books_share_is_not_guessed(project, summarized_book, exported, tmp_path):
+    from tests.fixtures.reading_books import reading_book
+
+    reading_book(project, tmp_path, seed=1, title="The Mill", tag="x")
+    with pytest.raises(UserError, match="'The Mill' .* is the title of several books"):
+        import_questions(project, exported[1])

@@ -116,9 +116,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--text", type=Path, metavar="FILE.txt", help="also write the text the offsets refer to")
     p.set_defaults(handler=cmd_export)
 
-    p = commands.add_parser("import", help="read questions from a JSON Lines file for a book of the library")
+    p = commands.add_parser("import", help="read questions from a JSON Lines file for books of the library")
     add_project_argument(p)
-    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("--book", type=int, metavar="ID",
+                   help="every question is for this book (default: the book each line names, by title or Gutenberg "
+                        "number)")
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p.add_argument("--variant", choices=["original", "substituted"], help="the text the questions are about")
     p.set_defaults(handler=cmd_import)
@@ -262,5 +264,6 @@ def cmd_import(args: argparse.Namespace) -> int:
         sets = import_questions(project, args.file, args.book, variant=args.variant)
         counts = [question_count(project, s.id) for s in sets]
     for question_set, count in zip(sets, counts):
-        print(f"Question set {question_set.id}: {count} {question_set.variant} questions for book {args.book}.")
+        print(f"Question set {question_set.id}: {count} {question_set.variant} questions for book "
+              f"{question_set.book_id}.")
     return 0

@@ -145,23 +145,62 @@ def _text_length(project: "Project", book_id: int, variant: str) -> int | None:
     return len(text)
 
 
-def import_questions(project: "Project", path: str | Path, book_id: int, *, variant: str | None = None
-                     ) -> list[QuestionSet]:
-    """Read a JSON Lines question file (see the module's description) as question sets of the library's
-    book ``book_id``, one per variant in the file (``variant`` overrides the file's). Nothing is stored
-    when any line has a problem; the message lists the first few."""
+def _normal(name: str) -> str:
+    return " ".join(str(name).split()).casefold()
+
+
+def _library_names(project: "Project") -> dict[str, list[int]]:
+    """The library's books with a text by title and by external id (compared without case or extra spaces)."""
+    from workbench.corpus.library import list_books
+
+    names: dict[str, list[int]] = {}
+    for book in list_books(project):
+        if book.has_text:
+            for name in dict.fromkeys(n for n in (book.title, book.external_id) if n):
+                names.setdefault(_normal(name), []).append(book.id)
+    return names
+
+
+def _unmatched_message(path: Path, unmatched: dict[str, list[int]], names: dict[str, list[int]]) -> str:
+    def lines(numbers: list[int]) -> str:
+        shown = ", ".join(str(n) for n in numbers[:3])
+        return f"line {shown}" if len(numbers) == 1 else f"lines {shown}" + (", …" if len(numbers) > 3 else "")
+
+    parts = []
+    for name, numbers in list(unmatched.items())[:MAX_PROBLEMS_SHOWN]:
+        if not name:
+            parts.append(f"{lines(numbers)} name no book")
+        elif len(names.get(_normal(name), [])) > 1:
+            parts.append(f"'{name}' ({lines(numbers)}) is the title of several books of the library")
+        else:
+            parts.append(f"'{name}' ({lines(numbers)}) is not a book of the library")
+    return (f"Nothing was imported from {path.name}: its questions are matched to books of the library by the "
+            f"book's title or Gutenberg number, and " + "; ".join(parts) + ". Add the book to the library first "
+            "(Library page, or 'palimpsest import'), or give --book ID to import every question for that book.")
+
+
+def import_questions(project: "Project", path: str | Path, book_id: int | None = None, *,
+                     variant: str | None = None) -> list[QuestionSet]:
+    """Read a JSON Lines question file (see the module's description) as question sets: one per book and
+    variant in the file (``variant`` overrides the file's). With ``book_id`` every question is for that
+    book of the library; without it, each line's ``book`` is matched to a book of the library by title or
+    external id (Gutenberg number), and a name that matches none, or several, stops the import. Nothing is
+    stored when any line has a problem; the message lists the first few."""
     from workbench.corpus.library import get_book
 
-    get_book(project, book_id)
+    if book_id is not None:
+        get_book(project, book_id)
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"The file {path} could not be read ({exc}).") from exc
+    names = _library_names(project) if book_id is None else {}
     problems: list[str] = []
-    by_variant: dict[str, list[Question]] = {}
+    unmatched: dict[str, list[int]] = {}
+    found: dict[tuple[int, str], list[Question]] = {}
     seen: set[str] = set()
-    lengths: dict[str, int | None] = {}
+    lengths: dict[tuple[int, str], int | None] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -180,17 +219,26 @@ def import_questions(project: "Project", path: str | Path, book_id: int, *, vari
         if chosen not in VARIANTS:
             problems.append(f"line {number}: variant '{chosen}' is neither original nor substituted")
             continue
-        if chosen not in lengths:
-            lengths[chosen] = _text_length(project, book_id, chosen)
-        question = _question(record, number, problems, lengths[chosen])
+        book = book_id
+        if book is None:
+            name = str(record.get("book") or "").strip()
+            matches = names.get(_normal(name), []) if name else []
+            if len(matches) != 1:
+                unmatched.setdefault(name, []).append(number)
+                continue
+            book = matches[0]
+        if (book, chosen) not in lengths:
+            lengths[book, chosen] = _text_length(project, book, chosen)
+        question = _question(record, number, problems, lengths[book, chosen])
         if question is not None:
-            by_variant.setdefault(chosen, []).append(question)
+            found.setdefault((book, chosen), []).append(question)
+    if unmatched:
+        raise UserError(_unmatched_message(path, unmatched, names))
     if problems:
         more = f"; and {len(problems) - MAX_PROBLEMS_SHOWN} more" if len(problems) > MAX_PROBLEMS_SHOWN else ""
         raise UserError(f"Nothing was imported from {path.name}: " + "; ".join(problems[:MAX_PROBLEMS_SHOWN]) + more + ".")
-    if not by_variant:
+    if not found:
         raise UserError(f"{path.name} holds no questions.")
-    return [store_questions(project, book_id, questions, {"file": path.name, "variant": v}, scene_set_id=None,
+    return [store_questions(project, book, questions, {"file": path.name, "variant": v}, scene_set_id=None,
                             variant=v, summaries="", origin="imported")
-            for v, questions in by_variant.items()]
-
+            for (book, v), questions in found.items()]
