@@ -3,7 +3,7 @@ import re
 import pytest
 
 from tests.fixtures.annotation_data import add_book
-from tests.fixtures.reading_books import NAME_WORDS, PEOPLE, named_story
+from tests.fixtures.reading_books import HARBOUR_PEOPLE, HARBOUR_THINGS, NAME_WORDS, PEOPLE, harbour_story, named_story
 from workbench.errors import UserError
 from workbench.nlp import load_english
 from workbench.probes.cloze.candidates import judge_mentions
@@ -43,6 +43,19 @@ def test_every_character_name_is_found_and_none_is_left_in_the_substituted_text(
     assert persons and not persons & set(NAME_WORDS)
     verdicts = judge_mentions(doc, ExtractionSettings())
     assert verdicts and not {v.name for v in verdicts} & set(NAME_WORDS)
+
+
+def test_ships_and_peoples_written_after_an_article_keep_their_names(project):
+    """spaCy's small model tags "the Jeroboam" and "the old Manxman" as persons now and then; a word the book
+    writes after an article at least half the time is a thing, not a character. A family's plural ("the
+    Marshes") is still a name."""
+    text = harbour_story()
+    substitution = substitute_book(project, add_book(project, "Harbour", "Someone", text), seed=1)
+    found = {n.word for n in substitution.names}
+    assert set(HARBOUR_PEOPLE) <= found and not found & set(HARBOUR_THINGS), found
+    new = substitution.apply(text)
+    assert all(_whole_word(word, new) for word in HARBOUR_THINGS)
+    assert not any(_whole_word(word, new) for word in HARBOUR_PEOPLE + ["Marshes"])
 
 
 def test_the_substitution_is_consistent_and_keeps_titles_possessives_and_gender(project, story_book):

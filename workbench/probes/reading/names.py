@@ -10,11 +10,19 @@ people), so which words to replace is decided over the whole book:
 - an *ordinary* word, one the book also writes in lower case more than a tenth as often ("Grace",
   "Cook"), is a name when at least ``ORDINARY_PERSON_SHARE`` of all its uses were tagged as a person;
 - any other word is a name when it was tagged as a person at least twice (once is enough for a word
-  used at most twice), in at least ``PROPER_PERSON_SHARE`` of the times it was tagged as any kind of
-  name, and it was tagged as some kind of name in at least ``PROPER_TAGGED_SHARE`` of its capitalised
-  uses: "Queequeg" is a name, "English" and "Whale" are not;
+  used at most twice that the name list knows, that the book puts a title before, "Mr. Pratt", or that
+  is the plural of another name word), in at least ``PROPER_PERSON_SHARE`` of the times it was tagged
+  as any kind of name, and it was tagged as some kind of name in at least ``PROPER_TAGGED_SHARE`` of
+  its capitalised uses: "Queequeg" is a name, "English" and "Whale" are not;
 - a word used more than once must be written capitalised in mid-sentence at least once (a word only
-  ever capitalised at the start of a sentence, "Historically", is no name).
+  ever capitalised at the start of a sentence, "Historically", is no name);
+- a word written after an article ("the", "a", "an", "this", "these", "those") in at least
+  ``ARTICLE_SHARE`` of its uses (the word right before it) is a ship, a people or a thing ("the
+  Jeroboam", "a Nantucketer", "the Folio"), unless it is the plural of a name word ("the Bennets").
+
+On *Moby-Dick* the rules for words tagged once and for articles took the share of replaced words that
+are people's names from 84% to 89% (places, replaced on purpose, from 6% to 5%; other words, from 10%
+to 5%), and kept 95% of the replaced people's names.
 
 The recogniser skips a paragraph whose capitalised words it has all read at least ``ENOUGH_READINGS``
 times already (or that has none): it could only add evidence about words already well known, and on
@@ -74,6 +82,10 @@ ORDINARY_PERSON_SHARE = 0.3
 PROPER_PERSON_SHARE = 0.07
 PROPER_TAGGED_SHARE = 0.1
 PERSON_MAJORITY = 0.5
+ARTICLE_SHARE = 0.5
+#: words that put a noun after them: "the Jeroboam", "a Nantucketer", "these Greeks" (not "that": "that Ahab said")
+_ARTICLES = frozenset({"the", "a", "an", "this", "these", "those"})
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \t\r\n]+$")  # "the Azores", "Mr. Pratt"
 ENOUGH_READINGS = 10
 GENDER_MAJORITY = 0.7
 MIN_GENDER_VOTES = 2
@@ -200,6 +212,18 @@ def _mid_sentence_uses(text: str, words: set[str]) -> Counter:
     return uses
 
 
+def _uses_after(text: str, words: set[str], before_words: frozenset[str]) -> Counter:
+    """How often each of ``words`` is written capitalised right after one of ``before_words`` ("the Azores")."""
+    uses: Counter = Counter()
+    for match in WORD.finditer(text):
+        word = _core(match.group())
+        if word in words:
+            before = _WORD_BEFORE.search(text, max(0, match.start() - 12), match.start())
+            if before is not None and before.group(1).lower() in before_words:
+                uses[word] += 1
+    return uses
+
+
 def _looks_like_name(word: str) -> bool:
     return len(word) > 1 and bool(_NAME_SHAPE.match(word)) and word[0].isupper() and not word.isupper()
 
@@ -284,14 +308,20 @@ def _capitalised(counts: Counter, word: str) -> int:
     return counts.get(word, 0) + counts.get(word + "'s", 0) + counts.get(word + "\u2019s", 0)
 
 
-def _is_name(person: int, other: int, capitalised: int, lower: int, ordinary: bool) -> bool:
+def _is_name(person: int, other: int, capitalised: int, lower: int, ordinary: bool, known: bool = False) -> bool:
     """Whether a word tagged ``person`` times as (part of) a person and ``other`` times as another kind of
-    name is a name to replace (see the module's description)."""
+    name is a name to replace (see the module's description); ``known``: the name list has it, the book
+    puts a title before it ("Mr. Pratt"), or it is the plural of a name word."""
     if ordinary:
         return person >= 2 and person >= ORDINARY_PERSON_SHARE * (capitalised + lower)
-    if person < 2 and capitalised > 2:
+    if person < 2 and (capitalised > 2 or not known):
         return False
     return person >= PROPER_PERSON_SHARE * (person + other) and person + other >= PROPER_TAGGED_SHARE * capitalised
+
+
+def _plural_of(word: str, evidence: dict[str, _Evidence]) -> bool:
+    """Whether ``word`` could be a family's plural ("the Bennets") of a word also tagged as a person."""
+    return any(word.endswith(suffix) and word[: -len(suffix)] in evidence for suffix in ("es", "s"))
 
 
 def _gender(e: _Evidence) -> str:
@@ -313,16 +343,22 @@ def find_names(text: str, nlp: "Language", lists: NameLists, state: TaskState | 
     reading = _gather(text, nlp, lists, state)
     counts = word_counts if word_counts is not None else Counter(WORD.findall(text))
     mid = _mid_sentence_uses(text, set(reading.evidence))
+    known = {*lists.female, *lists.male, *lists.surnames}
+    articles = _uses_after(text, set(reading.evidence), _ARTICLES)
+    titled = _uses_after(text, set(reading.evidence), lists.titles)
     names = []
     for word, e in sorted(reading.evidence.items(), key=lambda item: item[1].first_seen):
         if mid[word] == 0 and _capitalised(counts, word) > 1:
             continue  # only ever capitalised at the start of a sentence: "Historically", "Dusk"
+        plural = _plural_of(word, reading.evidence)
+        if articles[word] >= ARTICLE_SHARE * _capitalised(counts, word) and not plural:
+            continue  # a thing, a ship or a people: "the Jeroboam", "a Nantucketer", "the Folio"
         lower = counts.get(word.lower(), 0)
         ordinary = lower > ORDINARY_LOWER_SHARE * _capitalised(counts, word)
         other = reading.other[word]
         # shares of the uses in the paragraphs the recogniser read
         if not _is_name(e.mentions, other, _capitalised(reading.words, word), reading.words.get(word.lower(), 0),
-                        ordinary):
+                        ordinary, known=word in known or plural or titled[word] > 0):
             continue
         if e.mentions < PERSON_MAJORITY * (e.mentions + other):
             role = "place"
