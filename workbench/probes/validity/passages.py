@@ -26,8 +26,6 @@ updates the passages it added (same book and text) instead of adding them twice.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import random
@@ -50,7 +48,6 @@ DEFAULT_SEED = 0
 WORD_TOLERANCE = 0.2
 TRIES_PER_PASSAGE = 40
 SENTENCE_COMPONENTS = ("senter",)
-MAX_PROBLEMS_SHOWN = 8
 SAMPLED, IMPORTED = "sampled", "imported"
 
 SAMPLE_COLUMNS = ["book_id", "book", "status", "passages", "words", "note"]
@@ -287,43 +284,6 @@ REQUIRED, OPTIONAL = ("book", "passage"), ("year", "minutes", "id")
 LABEL_COLUMNS = ("id", "passage_id")
 
 
-def read_table(path: Path, required: Sequence[str], optional: Sequence[str] = ()) -> tuple[list[dict], list[str]]:
-    """The rows of a TSV or CSV file with a header (each with its ``line``), and the columns it has.
-
-    Tabs or commas are recognised from the header line; column names are compared without case or
-    surrounding spaces. ``UserError`` for an unreadable file or missing columns."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"Could not read {path}: {exc.strerror or exc}.") from exc
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path.name} is not UTF-8 text (byte {exc.start}). Save it as UTF-8 and import again.") from exc
-    if not text.strip():
-        raise UserError(f"{path.name} is empty.")
-    header = text.splitlines()[0]
-    delimiter = "\t" if "\t" in header else ","
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-    fields = {(name or "").strip().lower(): name for name in reader.fieldnames or []}
-    missing = [c for c in required if c not in fields]
-    if missing:
-        raise UserError(f"{path.name} needs a header line naming the columns {', '.join(required)}"
-                        f"{' (optional: ' + ', '.join(optional) + ')' if optional else ''}; "
-                        f"it has no {', '.join(missing)} column. Its header reads: {header[:120]!r}.")
-    rows = []
-    for record in reader:
-        values = {key: (record.get(original) or "").strip() if isinstance(record.get(original), str) else ""
-                  for key, original in fields.items()}
-        if not any(values.values()):
-            continue
-        if None in record:  # more cells than the header names
-            values["_extra"] = "yes"
-        rows.append({**values, "line": reader.line_num})
-    return rows, list(fields)
-
-
 class BookLookup:
     """Finds a book by its id, its external id (as imported results name it) or its exact title."""
 
@@ -355,10 +315,7 @@ class BookLookup:
         return None, f"no book has the id, external id or title '{key}'"
 
 
-def problems_message(problems: list[str], what: str) -> str:
-    shown = "\n".join(problems[:MAX_PROBLEMS_SHOWN])
-    more = f"\n... and {len(problems) - MAX_PROBLEMS_SHOWN} more." if len(problems) > MAX_PROBLEMS_SHOWN else ""
-    return f"Nothing was imported: {len(problems)} problem(s) in the {what}.\n{shown}{more}"
+EXTRA_CELLS = "more cells than the header names (quote a passage or answer holding a comma or tab)."
 
 
 def _minutes(value: str) -> float:
@@ -378,19 +335,19 @@ IMPORT_COLUMNS = ["line", "book_id", "book", "passage_id", "new", "year", "minut
 
 def import_passages(project: "Project", path: str | Path) -> pd.DataFrame:
     """Import passages from a TSV/CSV file (see the module docstring); one row per passage imported."""
+    from workbench.annotation.tabular import read_rows, refuse
     from workbench.corpus.library import parse_year
 
     path = Path(path)
-    rows, _columns = read_table(path, REQUIRED, OPTIONAL)
+    _header, table = read_rows(path, REQUIRED, OPTIONAL)
     lookup = BookLookup(project)
     problems: list[str] = []
     checked: list[dict] = []
     seen: dict[tuple[int, str], int] = {}
-    for row in rows:
-        where = f"line {row['line']}"
-        if row.get("_extra"):
-            problems.append(f"{where}: more cells than the header names (is a tab or comma inside the passage? "
-                            "Quote the passage).")
+    for found in table:
+        row, where = {**found.values, "line": found.line}, f"line {found.line}"
+        if found.extra:
+            problems.append(f"{where}: {EXTRA_CELLS}")
             continue
         book_id, why = lookup.find(row["book"])
         if book_id is None:
@@ -420,10 +377,7 @@ def import_passages(project: "Project", path: str | Path) -> pd.DataFrame:
         label = next((row[c] for c in LABEL_COLUMNS if row.get(c)), None)
         checked.append({"line": row["line"], "book_id": book_id, "passage": passage, "year": year, "minutes": minutes,
                         "label": label})
-    if not checked and not problems:
-        problems.append(f"{path.name} has a header but no passages.")
-    if problems:
-        raise UserError(problems_message(problems, path.name))
+    refuse(path, problems)
     existing = {(b, p): i for i, b, p in project.db.execute(
         "SELECT id, book_id, passage FROM validity_passages WHERE origin = 'imported'")}
     years = dict(project.db.execute("SELECT id, year FROM books").fetchall())

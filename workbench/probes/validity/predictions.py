@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from workbench.annotation.tabular import read_rows, refuse
 from workbench.errors import UserError
 from workbench.jobs import Outcome, Unit, find_or_create_run, run_job
 from workbench.probes.validity import RUN_KINDS
-from workbench.probes.validity.passages import BookLookup, problems_message, read_table
+from workbench.probes.validity.passages import EXTRA_CELLS, BookLookup
 from workbench.probes.validity.run import check_task
 from workbench.progress import TaskState
 
@@ -64,15 +65,15 @@ def import_predictions(project: "Project", task: str, path: str | Path, model_la
     if not label:
         raise UserError("Give the answers a model label (the name they go under in tables and charts).")
     path = Path(path)
-    rows, _ = read_table(path, ("book", "answer"), ("passage_id",))
+    _header, table = read_rows(path, ("book", "answer"), ("passage_id",))
     lookup = BookLookup(project)
     by_book = _passages_by_book(project)
     problems: list[str] = []
     answers: dict[int, tuple[int, str]] = {}
-    for row in rows:
-        where = f"line {row['line']}"
-        if row.get("_extra"):
-            problems.append(f"{where}: more cells than the header names (quote an answer holding a comma or tab).")
+    for found in table:
+        row, where = {**found.values, "line": found.line}, f"line {found.line}"
+        if found.extra:
+            problems.append(f"{where}: {EXTRA_CELLS}")
             continue
         book_id, why = lookup.find(row["book"])
         if book_id is None:
@@ -86,10 +87,7 @@ def import_predictions(project: "Project", task: str, path: str | Path, model_la
             problems.append(f"{where}: a second answer for the passage answered on line {answers[passage_id][0]}.")
             continue
         answers[passage_id] = (row["line"], row["answer"])
-    if not answers and not problems:
-        problems.append(f"{path.name} has a header but no answers.")
-    if problems:
-        raise UserError(problems_message(problems, path.name))
+    refuse(path, problems)
     model_id = external_model(project, label)
     ids = sorted(answers)
     config = {"task": task, "passage_ids": ids, "imported_from": path.name, "format": FORMAT}

@@ -128,8 +128,9 @@ def year_table(project: "Project", model: str, by: str, *, groups: str = "decile
     difference["mae_ci_low"], difference["mae_ci_high"] = bootstrap_difference(a, b, seed=seed, resamples=resamples)
     test = permutation_test(a, b, resamples=permutations, seed=seed)
     difference["p_value"] = test.p_value
-    difference["note"] = ("top minus bottom; MAE: bootstrap interval and permutation test "
-                          f"({'every one of ' if test.exact else ''}{test.deals:,} deals); missing share: Fisher's exact test")
+    tested = (f"permutation test ({'every one of ' if test.exact else ''}{test.deals:,} deals)" if test.deals else
+              "no permutation test (each group needs two books with a prediction)")
+    difference["note"] = f"top minus bottom; MAE: bootstrap interval and {tested}; missing share: Fisher's exact test"
     rows.append(difference)
     frame = pd.DataFrame(rows).reindex(columns=TABLE_COLUMNS)
     for column in ("books", "missing", "predicted"):
