@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import itertools
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.published_results import write_published_results
+from workbench.cli import main
 from workbench.probes.cloze.errors import deal_counts, error_analysis, error_statistics, plain_python
-from workbench.probes.cloze.gpt4books import import_gpt4books
 
 TOP, BOTTOM = {1}, {2}
 
@@ -109,15 +106,6 @@ def test_no_names_on_one_side_means_no_sets():
     assert result.set_size == 0 and math.isnan(result.log_odds) and "no name" in result.note
 
 
-@pytest.fixture
-def published(project, tmp_path):
-    """Made-up results in the published format (40 books, 30 rows each, errors leaning to famous names)."""
-    files = write_published_results(tmp_path / "published", books=40, rows=30)
-    for model, paths in files.items():
-        import_gpt4books(project, paths, model)
-    return project
-
-
 def test_on_imported_results_errors_lean_towards_memorized_books(published):
     result = error_analysis(published, "chatgpt", "gpt4", permutations=2_000, seed=0)
     assert result.set_size > 0 and result.errors > 0
@@ -128,15 +116,13 @@ def test_on_imported_results_errors_lean_towards_memorized_books(published):
     assert quintiles.books["seen"] == 8
 
 
-def test_the_command_prints_the_fixed_columns(published):
-    path = published.path
-    published.close()
-    out = subprocess.run([sys.executable, "-m", "workbench", "cloze", "errors", str(path), "--model", "chatgpt",
-                          "--by", "gpt4", "--permutations", "500", "--format", "csv"],
-                         capture_output=True, text=True, check=True).stdout
-    header, row = out.strip().splitlines()
+def test_the_command_prints_the_fixed_columns(published, capsys):
+    path = str(published.path)
+    capsys.readouterr()
+    assert main(["cloze", "errors", path, "--model", "chatgpt", "--by", "gpt4", "--permutations", "500",
+                 "--format", "csv"]) == 0
+    header, row = capsys.readouterr().out.strip().splitlines()
     assert header == "model,by,set_size,errors,in_seen,in_unseen,log_odds,p_value"
     assert row.startswith("chatgpt,gpt4,")
-    names = subprocess.run([sys.executable, "-m", "workbench", "cloze", "errors", str(path), "--model", "gpt4",
-                            "--names", "--format", "csv"], capture_output=True, text=True, check=True).stdout
-    assert names.splitlines()[0] == "set,rank,name,pmi,book_id,book,passages,predicted_in_errors"
+    assert main(["cloze", "errors", path, "--model", "gpt4", "--names", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "set,rank,name,pmi,book_id,book,passages,predicted_in_errors"

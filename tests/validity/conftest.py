@@ -43,3 +43,21 @@ def studied(project, tmp_path):
     times = ["book,answer"] + [f"b{i:02d},{m:g} minutes" for i, m in ALPHA_MINUTES.items()]
     import_predictions(project, "narrative-time", write(tmp_path / "times.csv", "\n".join(times) + "\n"), "alpha")
     return project, ids
+
+
+@pytest.fixture
+def timed(studied, tmp_path):
+    """Three more passages each for books 1, 2, 9 and 10, with minutes and alpha's estimates (by passage id)."""
+    project, ids = studied
+    extra = {}
+    lines, answers = ["id\tbook\tminutes\tpassage"], ["book,passage_id,answer"]
+    for i in (1, 2, 9, 10):
+        for k in range(3):
+            minutes = float(7 ** k + i)
+            guess = minutes * (2 if i in (9, 10) else 1) * (1 + (k == 1 and i < 5) * 40)
+            extra[f"q{i}-{k}"] = (i, minutes, guess)
+            lines.append(f"q{i}-{k}\tb{i:02d}\t{minutes}\tAnother passage {k} of book {i}.")
+            answers.append(f"b{i:02d},q{i}-{k},{guess:g} minutes")
+    import_passages(project, write(tmp_path / "more.tsv", "\n".join(lines) + "\n"))
+    import_predictions(project, "narrative-time", write(tmp_path / "more.csv", "\n".join(answers) + "\n"), "alpha")
+    return project, ids, extra

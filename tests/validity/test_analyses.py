@@ -16,8 +16,6 @@ from workbench.errors import UserError
 from workbench.probes.cloze.analysis import decile_sets
 from workbench.probes.validity.groups import memorization_groups
 from workbench.probes.validity.narrative_time import narrative_items, narrative_table
-from workbench.probes.validity.passages import import_passages
-from workbench.probes.validity.predictions import import_predictions
 from workbench.probes.validity.year import year_books, year_table
 
 
@@ -124,24 +122,6 @@ def test_a_model_without_answers_is_told_what_to_do(studied):
 
 
 # ---------------------------------------------------------------------------------------------- narrative time
-@pytest.fixture
-def timed(studied, tmp_path):
-    """Three more passages each for books 1, 2, 9 and 10, with minutes and alpha's estimates (by passage id)."""
-    project, ids = studied
-    extra = {}
-    lines, answers = ["id\tbook\tminutes\tpassage"], ["book,passage_id,answer"]
-    for i in (1, 2, 9, 10):
-        for k in range(3):
-            minutes = float(7 ** k + i)
-            guess = minutes * (2 if i in (9, 10) else 1) * (1 + (k == 1 and i < 5) * 40)
-            extra[f"q{i}-{k}"] = (i, minutes, guess)
-            lines.append(f"q{i}-{k}\tb{i:02d}\t{minutes}\tAnother passage {k} of book {i}.")
-            answers.append(f"b{i:02d},q{i}-{k},{guess:g} minutes")
-    import_passages(project, write(tmp_path / "more.tsv", "\n".join(lines) + "\n"))
-    import_predictions(project, "narrative-time", write(tmp_path / "more.csv", "\n".join(answers) + "\n"), "alpha")
-    return project, ids, extra
-
-
 def test_the_narrative_table_against_scipy_and_draw_by_draw_bootstraps(timed):
     project, ids, extra = timed
     table = narrative_table(project, "alpha", "alpha", "imported", groups="quintile", seed=5).set_index("group")
@@ -153,6 +133,7 @@ def test_the_narrative_table_against_scipy_and_draw_by_draw_bootstraps(timed):
         reference = [MINUTES[i] for i in books] + [m for i, m, g in extra.values() if i in books]
         part = items[items["group"] == group]
         assert sorted(part["predicted_minutes"]) == pytest.approx(sorted(predicted))
+        assert sorted(part["reference_minutes"]) == pytest.approx(sorted(reference))
         x, y = part["predicted_minutes"].to_numpy(float), part["reference_minutes"].to_numpy(float)
         pairs[group] = (x, y)
         expected = spearmanr(x, y)

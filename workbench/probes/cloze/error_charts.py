@@ -47,6 +47,8 @@ def null_frame(project: "Project", model: str | None = None, by: str | None = No
     chosen = _options(project, model, set_size, permutations, seed)
     model = chosen.pop("model")
     result = error_analysis(project, model, by, groups=groups, **chosen)
+    if result.in_seen + result.in_unseen == 0:
+        raise UserError(f"Nothing to draw for {model}: {result.note or 'no error names anyone in either set'}.")
     frame = pd.DataFrame({"deal": np.arange(1, len(result.null) + 1), "log_odds": result.null})
     summary = summary_frame(result, model, by, groups).iloc[0]
     for column in ("model", "by", "groups", "set_size", "errors", "in_seen", "in_unseen", "p_value"):
@@ -66,11 +68,13 @@ def draw_null(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     if math.isfinite(observed):
         ax.axvline(observed, color="#c0392b", linewidth=2, label=f"observed o = {observed:.2f}")
     first = frame.iloc[0]
+    reached = round(float(first["p_value"]) * (len(frame) + 1)) - 1
+    p_text = f"p = {first['p_value']:.2g}" + (" (no deal reached the observed o)" if reached == 0 else "")
     ax.set_xlabel("log-odds o = log(errors naming S / errors naming U)")
     ax.set_ylabel("deals")
     ax.set_title(f"Errors of {first['model']} on held-out books (grouped by {first['by']}, {first['groups']}s)\n"
                  f"{int(first['set_size'])} names per set; {int(first['in_seen'])} of {int(first['errors'])} errors name S, "
-                 f"{int(first['in_unseen'])} name U; p = {first['p_value']:.2g}", fontsize="medium")
+                 f"{int(first['in_unseen'])} name U; {p_text}", fontsize="medium")
     ax.legend(fontsize="small", loc="upper left")
     ax.grid(axis="y", alpha=0.3)
 

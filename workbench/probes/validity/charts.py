@@ -173,14 +173,25 @@ def narrative_frame(project: "Project", model: str | None = None, by: str | None
     return items
 
 
+def _rho_text(frame: pd.DataFrame, group: str) -> str:
+    value = frame[f"{group}_spearman_rho"].iloc[0]
+    if math.isnan(value):
+        return "no \u03c1"
+    low, high = frame[f"{group}_ci_low"].iloc[0], frame[f"{group}_ci_high"].iloc[0]
+    interval = f" [{low:.2f}, {high:.2f}]" if not math.isnan(low) else ""
+    return f"\u03c1 = {value:.2f}{interval}"
+
+
 def draw_narrative(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax = fig.add_subplot()
     for group in (MIDDLE, "", BOTTOM, TOP):
         part = frame[frame["group"] == group]
         if len(part):
+            label = f"{GROUP_NAMES[group]} ({len(part)})"
+            if group in (TOP, BOTTOM):
+                label += f": {_rho_text(frame, group)}"
             ax.scatter(part["reference_minutes"], part["predicted_minutes"], s=18 if group in (TOP, BOTTOM) else 10,
-                       color=GROUP_COLOURS[group], alpha=0.85, edgecolors="none",
-                       label=f"{GROUP_NAMES[group]} ({len(part)})")
+                       color=GROUP_COLOURS[group], alpha=0.85, edgecolors="none", label=label)
     values = pd.concat([frame["reference_minutes"], frame["predicted_minutes"]]).astype(float)
     low, high = values.min() / 2, values.max() * 2
     ax.plot([low, high], [low, high], color="0.6", linestyle="--", linewidth=1)
@@ -188,20 +199,13 @@ def draw_narrative(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax.set_yscale("log")
     ax.set_xlim(low, high)
     ax.set_ylim(low, high)
+    ax.set_aspect("equal")
     ax.set_xlabel(f"reference minutes ({frame['reference'].iloc[0]})")
     ax.set_ylabel("predicted minutes")
-
-    def rho(group: str) -> str:
-        value = frame[f"{group}_spearman_rho"].iloc[0]
-        if math.isnan(value):
-            return f"{group}: no \u03c1"
-        low_, high_ = frame[f"{group}_ci_low"].iloc[0], frame[f"{group}_ci_high"].iloc[0]
-        return f"{group} \u03c1 = {value:.2f} [{low_:.2f}, {high_:.2f}]"
-
-    ax.set_title(f"Narrative time: {frame['model'].iloc[0]}, grouped by {frame['by'].iloc[0]}\n"
-                 f"{rho(TOP)}; {rho(BOTTOM)}; {rho(ALL)}", fontsize="medium")
-    ax.legend(fontsize="small", title=frame["groups"].iloc[0], loc="upper left")
-    ax.grid(alpha=0.3, which="both")
+    ax.set_title(f"Narrative time: {frame['model'].iloc[0]}, books grouped by {frame['by'].iloc[0]}\n"
+                 f"all {len(frame)} passages: Spearman {_rho_text(frame, ALL)}", fontsize="medium")
+    ax.legend(fontsize="small", title=f"{frame['groups'].iloc[0]}s (95% bootstrap CI)", loc="upper left")
+    ax.grid(alpha=0.3)
 
 
 # ---------------------------------------------------------------------------- tables
