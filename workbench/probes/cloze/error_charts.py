@@ -18,7 +18,7 @@ import pandas as pd
 
 from workbench.errors import UserError
 from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
-from workbench.probes.cloze.errors import DEFAULT_PERMUTATIONS, error_analysis, summary_frame
+from workbench.probes.cloze.errors import DEFAULT_PERMUTATIONS, ErrorAnalysis, error_analysis, summary_frame
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -46,7 +46,11 @@ def null_frame(project: "Project", model: str | None = None, by: str | None = No
     """One row per deal: its log-odds (inf where no error fell in the new U), beside the observed o and p."""
     chosen = _options(project, model, set_size, permutations, seed)
     model = chosen.pop("model")
-    result = error_analysis(project, model, by, groups=groups, **chosen)
+    return null_plot(error_analysis(project, model, by, groups=groups, **chosen), model, by, groups)
+
+
+def null_plot(result: ErrorAnalysis, model: str, by: str | None, groups: str) -> pd.DataFrame:
+    """What the chart draws, from an error analysis already made."""
     if result.in_seen + result.in_unseen == 0:
         raise UserError(f"Nothing to draw for {model}: {result.note or 'no error names anyone in either set'}.")
     frame = pd.DataFrame({"deal": np.arange(1, len(result.null) + 1), "log_odds": result.null})

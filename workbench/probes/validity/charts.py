@@ -72,7 +72,11 @@ def year_groups_frame(project: "Project", model: str | None = None, by: str | No
     from workbench.probes.validity.year import year_table
 
     model, by = _choices(project, YEAR, model, by)
-    table = year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years))
+    return groups_plot(year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years)))
+
+
+def groups_plot(table: pd.DataFrame) -> pd.DataFrame:
+    """What the MAE-by-group chart draws, from the year table."""
     difference = table[table["group"] == "difference"].iloc[0]
     frame = table[table["group"].isin([TOP, BOTTOM, ALL])].copy()
     frame["difference_mae"] = difference["mae"]
@@ -113,11 +117,16 @@ def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
 def year_error_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
                      years: Any = None, **_: Any) -> pd.DataFrame:
     """Books with a prediction and an accuracy: accuracy, absolute error, group; rho and p on every row."""
-    from workbench.analysis.correlation import spearman
     from workbench.probes.validity.year import year_books
 
     model, by = _choices(project, YEAR, model, by)
-    books = year_books(project, model, by, groups=groups, year_range=_years(years))
+    return error_plot(year_books(project, model, by, groups=groups, year_range=_years(years)), model, by, groups)
+
+
+def error_plot(books: pd.DataFrame, model: str, by: str, groups: str) -> pd.DataFrame:
+    """What the error-against-accuracy chart draws, from the per-book year table."""
+    from workbench.analysis.correlation import spearman
+
     books = books.dropna(subset=["abs_error", "accuracy"]).reset_index(drop=True)
     result = spearman(books["accuracy"].astype(float), books["abs_error"].astype(float), resamples=0)
     books.insert(0, "by", by)
@@ -160,9 +169,17 @@ def narrative_frame(project: "Project", model: str | None = None, by: str | None
         if not choices:
             raise UserError("There is no reference narrative time yet: import passages with minutes, or annotate them.")
         reference = choices[0]
-    items = narrative_items(project, model, by, reference, groups=groups).dropna(subset=["predicted_minutes"])
-    table = narrative_table(project, model, by, reference, groups=groups, seed=int(seed)).set_index("group")
-    items = items.reset_index(drop=True)
+    items = narrative_items(project, model, by, reference, groups=groups)
+    table = narrative_table(project, model, by, reference, groups=groups, seed=int(seed), items=items)
+    return narrative_plot(items, table)
+
+
+def narrative_plot(items: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """What the narrative-time chart draws: passages with a prediction, each group's rho beside them."""
+    first = table.iloc[0]
+    model, by, groups, reference = first["model"], first["by"], first["groups"], first["reference"]
+    table = table.set_index("group")
+    items = items.dropna(subset=["predicted_minutes"]).reset_index(drop=True)
     for column in ("spearman_rho", "ci_low", "ci_high"):
         for group in (TOP, BOTTOM, ALL):
             items[f"{group}_{column}"] = table.loc[group, column]

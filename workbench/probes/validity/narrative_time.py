@@ -70,9 +70,12 @@ def _row(name: str, items: pd.DataFrame, seed: int, resamples: int) -> dict:
 
 
 def narrative_table(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",
-                    seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES, save_groups: bool = False) -> pd.DataFrame:
-    """Spearman's rho per group and the top - bottom difference (see the module docstring)."""
-    items = narrative_items(project, model, by, reference, groups=groups, save_groups=save_groups)
+                    seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES, save_groups: bool = False,
+                    items: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Spearman's rho per group and the top - bottom difference (see the module docstring). ``items``: the
+    per-passage table when the caller has it already (``narrative_items`` with the same choices)."""
+    if items is None:
+        items = narrative_items(project, model, by, reference, groups=groups, save_groups=save_groups)
     top, bottom = items[items["group"] == TOP], items[items["group"] == BOTTOM]
     rows = [_row(TOP, top, seed, resamples), _row(BOTTOM, bottom, seed, resamples), _row(ALL, items, seed, resamples)]
     a, b = (part.dropna(subset=["predicted_minutes"]) for part in (top, bottom))

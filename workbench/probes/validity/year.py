@@ -100,11 +100,14 @@ def _group_row(name: str, books: pd.DataFrame, seed: int, resamples: int) -> dic
 
 def year_table(project: "Project", model: str, by: str, *, groups: str = "decile",
                year_range: tuple[int, int] = YEAR_RANGE, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES,
-               permutations: int = PERMUTATION_RESAMPLES, save_groups: bool = False) -> pd.DataFrame:
-    """The year analysis per group (top, bottom, all, difference; see the module docstring)."""
+               permutations: int = PERMUTATION_RESAMPLES, save_groups: bool = False,
+               books: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The year analysis per group (top, bottom, all, difference; see the module docstring). ``books``: the
+    per-book table when the caller has it already (``year_books`` with the same choices)."""
     from scipy.stats import fisher_exact
 
-    books = year_books(project, model, by, groups=groups, year_range=year_range, save_groups=save_groups)
+    if books is None:
+        books = year_books(project, model, by, groups=groups, year_range=year_range, save_groups=save_groups)
     no_year = int(books["year"].isna().sum())
     books = books[books["year"].notna()]
     top, bottom = books[books["group"] == TOP], books[books["group"] == BOTTOM]
