@@ -271,7 +271,7 @@ def add_model(project: "Project", spec: ModelSpec) -> ModelSpec:
 
 
 def external_model(project: "Project", label: str) -> int:
-    """The id of the ``external`` model called ``label`` (answers imported from elsewhere), created if needed."""
+    """The id of the ``external`` model called ``label`` (results imported from elsewhere), created if needed."""
     row = project.db.execute("SELECT id, backend FROM models WHERE label = ?", [label]).fetchone()
     if row is not None:
         if row[1] != "external":
