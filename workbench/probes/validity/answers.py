@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.probes.validity import RUN_KINDS, TASK_NAMES
+from workbench.probes.validity import RUN_KINDS
 from workbench.probes.validity.parsers import YEAR_RANGE, parse
 from workbench.probes.validity.passages import passages_frame
 from workbench.probes.validity.run import check_task
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from workbench.project import Project
 
 ANSWER_COLUMNS = ["model", "run_id", "passage_id", "book_id", "book", "status", "raw", "error", "value", "reason",
-                  "read", "truth_year", "minutes"]
+                  "read", "truth_year", "minutes", "passage"]
 
 
 def answered_models(project: "Project", task: str) -> list[str]:
@@ -52,8 +52,9 @@ def counted_runs(project: "Project", task: str, model: str, run_ids: Sequence[in
 def task_answers(project: "Project", task: str, model: str, *, year_range: tuple[int, int] = YEAR_RANGE,
                  run_ids: Sequence[int] | None = None) -> pd.DataFrame:
     """One row per answered passage: raw answer, status, the parsed ``value`` (a year, or minutes; NaN when
-    missing, ``reason`` saying why), and the passage's truth (``truth_year``: the year given with it, else
-    the book's; ``minutes``: an imported reference)."""
+    missing, ``reason`` saying why, ``read`` the words it was read from), the passage's truth
+    (``truth_year``: the year given with it, else the book's; ``minutes``: an imported reference) and its
+    text."""
     check_task(task)
     if project.db.execute("SELECT 1 FROM models WHERE label = ?", [model]).fetchone() is None:
         raise UserError(f"There is no model called '{model}' in this project.")
@@ -65,7 +66,7 @@ def task_answers(project: "Project", task: str, model: str, *, year_range: tuple
         project.db.conn, params=runs).drop(columns="pick")
     passages = passages_frame(project)
     years = pd.read_sql_query("SELECT id AS book_id, year AS book_year FROM books", project.db.conn)
-    frame = answers.merge(passages[["passage_id", "book_id", "book", "year", "minutes"]], on="passage_id")
+    frame = answers.merge(passages[["passage_id", "book_id", "book", "year", "minutes", "passage"]], on="passage_id")
     frame = frame.merge(years, on="book_id", how="left")
     frame["truth_year"] = frame["year"].astype("Float64").fillna(frame["book_year"].astype("Float64"))
     parsed = [parse(task, raw, year_range) if status == "ok" else None for raw, status in zip(frame["raw"], frame["status"])]
@@ -75,7 +76,3 @@ def task_answers(project: "Project", task: str, model: str, *, year_range: tuple
     frame["model"] = model
     frame["truth_year"] = frame["truth_year"].astype(float)
     return frame.sort_values(["book_id", "passage_id"]).reset_index(drop=True)[ANSWER_COLUMNS]
-
-
-def describe_task(task: str) -> str:
-    return TASK_NAMES[check_task(task)]

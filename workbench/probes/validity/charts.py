@@ -270,3 +270,26 @@ register_table(TableSpec("validity-year", "Validity: year by group", year_table_
                          "missing share and mean absolute error per group, the difference and its tests"))
 register_table(TableSpec("validity-narrative-time", "Validity: narrative time by group", narrative_table_frame,
                          "Spearman's rho with its interval per group, and the difference"))
+
+
+# ---------------------------------------------------------------------------- everything a page shows at once
+def year_report(project: "Project", model: str, by: str, *, groups: str = "decile", seed: int = 0,
+                save_groups: bool = False) -> dict[str, Any]:
+    """The year analysis as a page shows it: the group table, the per-book rows and both charts' frames,
+    each computed once."""
+    from workbench.probes.validity.year import year_books, year_table
+
+    books = year_books(project, model, by, groups=groups, save_groups=save_groups)
+    table = year_table(project, model, by, groups=groups, seed=seed, books=books)
+    return {"table": table, "rows": books, "charts": {"validity-year-groups": groups_plot(table),
+                                                      "validity-year-error": error_plot(books, model, by, groups)}}
+
+
+def narrative_report(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",
+                     seed: int = 0, save_groups: bool = False) -> dict[str, Any]:
+    """The narrative-time analysis as a page shows it (see ``year_report``)."""
+    from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+
+    items = narrative_items(project, model, by, reference, groups=groups, save_groups=save_groups)
+    table = narrative_table(project, model, by, reference, groups=groups, seed=seed, items=items)
+    return {"table": table, "rows": items, "charts": {"validity-narrative-time": narrative_plot(items, table)}}
