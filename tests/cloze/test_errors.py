@@ -67,16 +67,31 @@ def test_the_set_size_takes_the_most_associated_names():
 
 def test_the_vectorised_deals_are_the_deals_made_one_at_a_time():
     counts = np.array([6, 2, 2, 0, 5, 0, 1, 3], dtype=np.int64)
-    k, deals, seed = 4, 2_500, 9
+    k, deals, seed = 4, 4_500, 9
     fast = deal_counts(counts, k, deals, seed)
     rng = np.random.default_rng(seed)
+    named = [index for index, c in enumerate(counts) if c]
     by_hand = []
-    for start in range(0, deals, 1_000):  # the same keys, block by block, then one deal at a time
-        keys = rng.random((min(1_000, deals - start), len(counts)))
-        for row in keys:
-            chosen = set(np.argsort(row)[:k])
-            by_hand.append(sum(int(c) for index, c in enumerate(counts) if index in chosen))
+    for start in range(0, deals, 2_000):  # the same numbers, block by block, then one deal and one name at a time
+        for row in rng.random((min(2_000, deals - start), len(named))):
+            taken = total = 0
+            for j, index in enumerate(named):
+                if row[j] * (len(counts) - j) < k - taken:
+                    taken += 1
+                    total += int(counts[index])
+            by_hand.append(total)
     assert fast.tolist() == by_hand
+
+
+def test_each_deal_is_a_uniform_split_of_the_names():
+    counts = np.array([1, 10, 100, 0, 0, 1000], dtype=np.int64)  # every subset of named names has its own sum
+    null = deal_counts(counts, 3, 60_000, 2)
+    splits = {}
+    for chosen in itertools.combinations(range(6), 3):
+        total = int(counts[list(chosen)].sum())
+        splits[total] = splits.get(total, 0) + 1 / 20
+    observed = {total: np.mean(null == total) for total in splits}
+    assert observed == pytest.approx(splits, abs=0.01)
 
 
 def test_the_p_value_converges_on_the_exact_one():
@@ -109,7 +124,7 @@ def test_no_names_on_one_side_means_no_sets():
 def test_on_imported_results_errors_lean_towards_memorized_books(published):
     result = error_analysis(published, "chatgpt", "gpt4", permutations=2_000, seed=0)
     assert result.set_size > 0 and result.errors > 0
-    assert result.log_odds > 0.5 and result.p_value < 0.01
+    assert result.log_odds > 0.5 and result.p_value < 0.05
     again = error_analysis(published, "chatgpt", "gpt4", permutations=2_000, seed=0)
     assert (again.log_odds, again.p_value) == (result.log_odds, result.p_value)  # seeded
     quintiles = error_analysis(published, "chatgpt", "gpt4", groups="quintile", permutations=100)

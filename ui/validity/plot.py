@@ -121,7 +121,8 @@ class ValidityPlot(MarkedPlot):
                 item.addItem(pg.ScatterPlotItem(x=x_all[part], y=y_all[part], size=9 if group in ("top", "bottom") else 6,
                                                 brush=pg.mkBrush(GROUP_COLOURS[group]), pen=pg.mkPen("w", width=0.4)))
         for x, y, row in zip(x_all, y_all, frame.itertuples(index=False)):
-            text = hover_html(row.book, [f"{GROUP_NAMES.get(row.group, row.group)} · accuracy {_number(row.accuracy, 2)}",
+            text = hover_html(row.book, [f"{GROUP_NAMES.get(row.group, row.group)} · accuracy "
+                                         f"{'—' if is_missing(row.accuracy) else f'{row.accuracy:.0%}'}",
                                          f"reference {_minutes(row.reference_minutes)}, predicted "
                                          f"{_minutes(row.predicted_minutes)}", "click to read the passage"])
             self.marks.append(Mark(float(x), float(y), text, {"book_id": int(row.book_id), "book": row.book,
