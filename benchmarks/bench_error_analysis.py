@@ -38,8 +38,8 @@ def run(quick: bool):
         files = write_published_results(Path(folder) / "results", books=books, rows=100, cast="distinct")
         project = Project.create(Path(folder) / "errors.palimpsest")
         try:
-            for model, paths in files.items():
-                import_gpt4books(project, paths, model)
+            for model, paths in files.items():  # two made-up books can share a file name: one file each
+                import_gpt4books(project, sorted(set(paths)), model)
             answers = int(project.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
             results = model_answers(project, "chatgpt")
             sets = decile_sets(project, "gpt4", save=False)
