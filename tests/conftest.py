@@ -23,5 +23,6 @@ pytest_plugins = [
     "tests.fixtures.tiny_models",
     "tests.fixtures.servers",
     "tests.fixtures.qt_gc",
+    "tests.fixtures.leakage",
     "tests.fixtures.published",
 ]

@@ -174,7 +174,10 @@ def shipped_files(directory: Path = PROMPTS_DIR) -> list[TemplateFile]:
 
 
 def install_shipped(project: "Project", directory: Path = PROMPTS_DIR) -> list[Template]:
-    """Make sure every shipped template is in the project (a new version if its text changed)."""
+    """Make sure every shipped template is in the project (a new version if its text changed). A read-only
+    project is shown as it is: nothing is added to it."""
+    if project.read_only:
+        return []
     installed = []
     for file in shipped_files(directory):
         validate(file.kind, file.body, file.name)

@@ -154,7 +154,8 @@ def replace_prices(project: "Project", rows: Iterable[tuple[str, float, float]])
 
 # ---------------------------------------------------------------------------------------------- costs
 def is_paid(spec: "ModelSpec") -> bool:
-    """Whether calls to this model may cost money: anything that is neither a local model nor imported results."""
+    """Whether calls to this model may cost money: any API model (the desktop app and the command line ask
+    before running one); local models and imported results cost nothing."""
     return spec.backend not in LOCAL_BACKENDS and spec.backend != "external"
 
 

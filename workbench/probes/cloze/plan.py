@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from workbench.errors import UserError
-from workbench.models.prices import is_paid as is_paid  # shared; pages import it from here
+from workbench.models.prices import is_paid as is_paid  # the pages ask this module
 from workbench.probes.cloze.mlm import MLM_KIND
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
 from workbench.probes.cloze.run import CLOZE_KIND, DEFAULT_MAX_TOKENS, LOGPROB_KIND, Selection

@@ -17,7 +17,7 @@ from workbench.annotation.passages import char_count, sample_windows, windows
 from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
 from workbench.jobs import get_run, run_counts
-from workbench.models.prices import is_paid as is_paid  # shared; pages import it from here
+from workbench.models.prices import is_paid as is_paid  # the pages ask this module
 from workbench.probes.summaries.runs import (
     DEFAULT_MAX_ATTEMPTS,
     DISTORT_PARAMS,
