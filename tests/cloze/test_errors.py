@@ -141,3 +141,13 @@ def test_the_command_prints_the_fixed_columns(published, capsys):
     assert row.startswith("chatgpt,gpt4,")
     assert main(["cloze", "errors", path, "--model", "gpt4", "--names", "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "set,rank,name,pmi,book_id,book,passages,predicted_in_errors"
+
+
+def test_books_tied_at_the_cut_are_said(published):
+    from workbench.probes.cloze.analysis import book_accuracy, decile_sets
+
+    sets = decile_sets(published, "gpt4", save=False)
+    result = error_analysis(published, "gpt4", permutations=100)
+    tied = int(sets["tied_at_cut"].sum())
+    accuracy = book_accuracy(published, "gpt4")
+    assert (tied > 0) == ("tie at the cut" in result.note) and len(accuracy) == 40

@@ -166,6 +166,7 @@ class ValidityPage(Page):
             self.task.addItem(text, key)
         self.task.currentIndexChanged.connect(self._task_changed)
         self.ask_model = _combo("The model to ask (paid APIs say what the run costs first)")
+        self.ask_model.setPlaceholderText("no model to ask yet: add one on the Models page")
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Ask the model about every passage of the ticked books (a stopped run continues)")
         self.run_button.clicked.connect(lambda: self.start_run())
@@ -185,7 +186,9 @@ class ValidityPage(Page):
         ask_row.setContentsMargins(0, 0, 0, 0)
 
         self.model = _combo("Whose answers are analysed")
+        self.model.setPlaceholderText("no answers yet: run or import them")
         self.by = _combo("Whose name-cloze accuracy ranks the books into top and bottom groups")
+        self.by.setPlaceholderText("no name-cloze results yet (Probes page)")
         self.groups = _combo("The top and bottom tenth or fifth of the books")
         self.groups.addItem("deciles (10%)", "decile")
         self.groups.addItem("quintiles (20%)", "quintile")

@@ -158,6 +158,7 @@ class ValidityPlot(MarkedPlot):
             centres, width = (edges[:-1] + edges[1:]) / 2, float(edges[1] - edges[0])
             item.addItem(pg.BarGraphItem(x=centres, height=counts, width=width * 0.95, brush=pg.mkBrush("#9a9a9a"),
                                          pen=pg.mkPen("w", width=0.5)))
+            item.setYRange(0, float(counts.max()) * 1.08, padding=0)
             for centre, count, left, right in zip(centres, counts, edges[:-1], edges[1:]):
                 self.marks.append(Mark(float(centre), float(count), hover_html(
                     f"{count:,} deals", [f"log-odds between {left:.2f} and {right:.2f}"])))

@@ -229,9 +229,16 @@ def error_analysis(project: "Project", model: str, by: str | None = None, *, gro
         raise UserError("The set size must be at least 1 (or leave it out for as many names as both sides allow).")
     results = model_answers(project, model)
     sets = decile_sets(project, by or model, fraction=group_fraction(groups), save=False)
-    top = sets.loc[sets["set"].str.startswith("cloze top"), "book_id"]
-    bottom = sets.loc[sets["set"].str.startswith("cloze bottom"), "book_id"]
-    return error_statistics(results, top, bottom, set_size=set_size, permutations=permutations, seed=seed, state=state)
+    top_rows, bottom_rows = (sets[sets["set"].str.startswith(f"cloze {side}")] for side in ("top", "bottom"))
+    result = error_statistics(results, top_rows["book_id"], bottom_rows["book_id"], set_size=set_size,
+                              permutations=permutations, seed=seed, state=state)
+    tied = [f"{int(rows['tied_at_cut'].sum())} of the {len(rows)} {side} books" for side, rows in
+            (("top", top_rows), ("bottom", bottom_rows)) if rows["tied_at_cut"].any()]
+    if tied:
+        result.note = "; ".join(filter(None, [result.note, (
+            f"{' and '.join(tied)} tie at the cut with books left out: the ranking's tie-breaks (interval, then "
+            "title) chose them, and the names of S or U, so o, can change with that choice")]))
+    return result
 
 
 def summary_frame(result: ErrorAnalysis, model: str, by: str | None, groups: str = "decile") -> pd.DataFrame:

@@ -18,8 +18,9 @@ the old passages and the answers runs gave for them (``passage_usage`` counts th
 and optionally ``year`` (year of first publication: it fills the book's year where the library has
 none, and is the truth of the year task for that passage), ``minutes`` (a reference narrative time: a
 number of minutes, or a duration such as ``2 hours``) and ``id`` (the passage's id in the file, which
-imported predictions may name). ``book`` is a book's id, its external id (as imported results name it)
-or its exact title. Every row is checked before anything is written; unknown books and malformed rows
+imported predictions may name). ``book`` is a book's id, its external id, the name of the results file
+its imported name-cloze results came from (``1342_pride_and_prejudice``, as published results name
+books) or its exact title. Every row is checked before anything is written; unknown books and malformed rows
 are listed with their line numbers, and nothing is imported then. Importing the same file again
 updates the passages it added (same book and text) instead of adding them twice.
 """
@@ -285,16 +286,18 @@ LABEL_COLUMNS = ("id", "passage_id")
 
 
 class BookLookup:
-    """Finds a book by its id, its external id (as imported results name it) or its exact title."""
+    """Finds a book by its id, its external id, the file name its imported results came from (with or without
+    its ending, as published results name books) or its exact title."""
 
     def __init__(self, project: "Project"):
-        rows = project.db.execute("SELECT id, title, external_id FROM books").fetchall()
+        rows = project.db.execute("SELECT id, title, external_id, source_name FROM books").fetchall()
         self.ids = {int(r[0]) for r in rows}
-        self.external: dict[str, int] = {}
+        self.keys: dict[str, int] = {}
         self.titles: dict[str, list[int]] = {}
-        for book_id, title, external in sorted(rows):
-            if external:
-                self.external.setdefault(str(external), book_id)
+        for book_id, title, external, source in sorted(rows):
+            for key in (external, source, Path(source).stem if source else None):
+                if key:
+                    self.keys.setdefault(str(key), book_id)
             if title:
                 self.titles.setdefault(title.strip(), []).append(book_id)
 
@@ -303,8 +306,8 @@ class BookLookup:
         key = key.strip()
         if not key:
             return None, "the book is empty"
-        if key in self.external:
-            return self.external[key], ""
+        if key in self.keys:
+            return self.keys[key], ""
         if key.isdigit() and int(key) in self.ids:
             return int(key), ""
         titled = self.titles.get(key, [])
@@ -312,7 +315,7 @@ class BookLookup:
             return titled[0], ""
         if len(titled) > 1:
             return None, f"several books are called '{key}'; name it by its id instead ({', '.join(map(str, titled))})"
-        return None, f"no book has the id, external id or title '{key}'"
+        return None, f"no book has the id, external id, file name or title '{key}'"
 
 
 EXTRA_CELLS = "more cells than the header names (quote a passage or answer holding a comma or tab)."
