@@ -13,6 +13,7 @@ read from the project.
 
 from __future__ import annotations
 
+import random
 import tempfile
 from pathlib import Path
 
@@ -61,8 +62,6 @@ def run(quick: bool):
                 for answer in errors:
                     counts[answer] = counts.get(answer, 0) + 1
                 pooled, k = seen + unseen, len(seen)
-                import random
-
                 rng = random.Random(0)
                 for _ in range(deals):
                     rng.shuffle(pooled)

@@ -75,6 +75,20 @@ def test_a_stopped_run_continues_from_the_jobs_page(server_model):
     assert resumed.processed == 1 and resumed.done == 4
 
 
+def test_a_cancelled_run_keeps_what_it_has_and_continues_where_it_stopped(server_model):
+    from workbench.progress import TaskState
+
+    project = server_model
+    state = TaskState(on_partial=lambda _item: state.cancel())  # stop after the first answer
+    report = run_task(project, "narrative-time", "tiny-server", template="short-time", params={"max_tokens": 4},
+                      state=state)
+    assert report.status == "cancelled" and 1 <= report.done < 4 and "Start the run again" in report.message
+    stored = run_counts(project, report.run_id)
+    assert stored["ok"] + stored["failed"] == report.done
+    again = run_task(project, "narrative-time", "tiny-server", template="short-time", params={"max_tokens": 4})
+    assert again.run_id == report.run_id and again.status == "done" and again.processed == 4 - report.done
+
+
 def test_a_local_base_model_runs_too(sampled, tiny_causal_dir):
     add_model(sampled, ModelSpec(label="tiny-base", backend="hf", ref=str(tiny_causal_dir)))
     report = run_task(sampled, "year", "tiny-base", template="short-year", params={"max_tokens": 3, "min_tokens": 1})

@@ -126,5 +126,5 @@ register_methods(MethodsSection(
     lines=validity_lines,
     procedure=validity_paragraph,
     statistics=validity_statistics,
-    order=40,
+    order=70,
 ))
