@@ -321,6 +321,22 @@ class BookLookup:
 EXTRA_CELLS = "more cells than the header names (quote a passage or answer holding a comma or tab)."
 
 
+def rows_with_books(project: "Project", table: list, problems: list[str]):
+    """The rows of a table read by ``annotation.tabular.read_rows`` whose cells fit the header and whose
+    ``book`` names a book: (values with ``line``, where, book id); the others go to ``problems``."""
+    lookup = BookLookup(project)
+    for found in table:
+        row, where = {**found.values, "line": found.line}, f"line {found.line}"
+        if found.extra:
+            problems.append(f"{where}: {EXTRA_CELLS}")
+            continue
+        book_id, why = lookup.find(row["book"])
+        if book_id is None:
+            problems.append(f"{where}: {why}.")
+            continue
+        yield row, where, book_id
+
+
 def _minutes(value: str) -> float:
     from workbench.annotation.durations import parse_duration
 
@@ -343,19 +359,10 @@ def import_passages(project: "Project", path: str | Path) -> pd.DataFrame:
 
     path = Path(path)
     _header, table = read_rows(path, REQUIRED, OPTIONAL)
-    lookup = BookLookup(project)
     problems: list[str] = []
     checked: list[dict] = []
     seen: dict[tuple[int, str], int] = {}
-    for found in table:
-        row, where = {**found.values, "line": found.line}, f"line {found.line}"
-        if found.extra:
-            problems.append(f"{where}: {EXTRA_CELLS}")
-            continue
-        book_id, why = lookup.find(row["book"])
-        if book_id is None:
-            problems.append(f"{where}: {why}.")
-            continue
+    for row, where, book_id in rows_with_books(project, table, problems):
         passage = tidy(row["passage"])
         if not passage:
             problems.append(f"{where}: the passage is empty.")

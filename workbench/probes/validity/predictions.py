@@ -22,7 +22,7 @@ from workbench.annotation.tabular import read_rows, refuse
 from workbench.errors import UserError
 from workbench.jobs import Outcome, Unit, find_or_create_run, run_job
 from workbench.probes.validity import RUN_KINDS
-from workbench.probes.validity.passages import EXTRA_CELLS, BookLookup
+from workbench.probes.validity.passages import rows_with_books
 from workbench.probes.validity.run import check_task
 from workbench.progress import TaskState
 
@@ -66,19 +66,10 @@ def import_predictions(project: "Project", task: str, path: str | Path, model_la
         raise UserError("Give the answers a model label (the name they go under in tables and charts).")
     path = Path(path)
     _header, table = read_rows(path, ("book", "answer"), ("passage_id",))
-    lookup = BookLookup(project)
     by_book = _passages_by_book(project)
     problems: list[str] = []
     answers: dict[int, tuple[int, str]] = {}
-    for found in table:
-        row, where = {**found.values, "line": found.line}, f"line {found.line}"
-        if found.extra:
-            problems.append(f"{where}: {EXTRA_CELLS}")
-            continue
-        book_id, why = lookup.find(row["book"])
-        if book_id is None:
-            problems.append(f"{where}: {why}.")
-            continue
+    for row, where, book_id in rows_with_books(project, table, problems):
         passage_id, why = _passage_for(by_book.get(book_id, []), row.get("passage_id", ""))
         if passage_id is None:
             problems.append(f"{where}: {why}.")
