@@ -144,7 +144,7 @@ class Project:
 
     def _check_and_migrate(self, migrate: bool) -> None:
         db = self.db
-        problems = self.integrity_problems()
+        problems = self.integrity_problems(quick=True)  # at every open: the full check grows with the file
         if problems:
             raise ProjectError(
                 f"{self.path.name} is damaged: SQLite's integrity check found {len(problems)} problem(s) "
@@ -239,8 +239,11 @@ class Project:
         self._connections.release_current_thread()
 
     # ------------------------------------------------------------------ file operations
-    def integrity_problems(self) -> list[str]:
-        rows = self.db.execute("PRAGMA integrity_check").fetchall()
+    def integrity_problems(self, *, quick: bool = False) -> list[str]:
+        """SQLite's integrity check: [] when the file is sound. ``quick`` skips checking that indexes agree with
+        their tables (``PRAGMA quick_check``): several times faster on a large file, and still finds damaged pages
+        and records."""
+        rows = self.db.execute("PRAGMA quick_check" if quick else "PRAGMA integrity_check").fetchall()
         messages = [row[0] for row in rows]
         return [] if messages == ["ok"] else messages
 
