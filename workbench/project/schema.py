@@ -440,3 +440,27 @@ def leakage(db: Database) -> None:
         CREATE INDEX leakage_passages_book ON leakage_passages (book_id)
         """,
     )
+
+
+@MIGRATIONS(name="0008_validity")
+def validity(db: Database) -> None:
+    run_sql(
+        db,
+        """
+        CREATE TABLE validity_passages (
+            id INTEGER PRIMARY KEY,             -- the item_id of validity-year and validity-narrative-time runs
+            book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+            label TEXT,                         -- the passage's id in the file it was imported from
+            passage TEXT NOT NULL,
+            words INTEGER NOT NULL,
+            start_char INTEGER,                 -- the passage in the book's stored text (NULL if imported)
+            end_char INTEGER,
+            year INTEGER,                       -- year of first publication given with an imported passage
+            minutes REAL,                       -- reference narrative time given with an imported passage
+            origin TEXT NOT NULL,               -- sampled, imported
+            settings TEXT NOT NULL DEFAULT '{}',-- JSON: words, per book, seed, spaCy model (sampled passages)
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX validity_passages_book ON validity_passages (book_id)
+        """,
+    )
