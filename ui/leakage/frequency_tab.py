@@ -88,6 +88,7 @@ class FrequencyTab(AnalysisTab):
             return
         parts = []
         for row in rho.itertuples():
-            value = "n/a" if row.rho != row.rho else f"{row.rho:.2f} (p = {row.p_value:.2g}, 95% CI {row.ci_low:.2f} to {row.ci_high:.2f})"
-            parts.append(f"{row.group}: rho = {value}, {row.books} books")
+            interval = "" if row.ci_low != row.ci_low else f", 95% CI {row.ci_low:.2f} to {row.ci_high:.2f}"
+            value = "n/a" if row.rho != row.rho else f"{row.rho:.2f} (p = {row.p_value:.2g}{interval})"
+            parts.append(f"{row.group}: rho = {value}, {row.books} book{'' if row.books == 1 else 's'}")
         self.rho.setText("Frequency against cloze accuracy — " + "; ".join(parts))

@@ -77,7 +77,9 @@ class MembershipTab(AnalysisTab):
             self.auc.setText("Tag books member=yes or member=no (Library page) to see how well each score separates "
                              "them (ROC AUC).")
             return
-        parts = [f"{r.score}: {r.auc:.2f}" + (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.ci_low == r.ci_low else "")
+        titles = {column.field: column.title for column in self.table.columns}
+        parts = [f"{titles.get(r.score, r.score)}: {r.auc:.2f}" +
+                 (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.ci_low == r.ci_low else "")
                  for r in table.itertuples() if r.auc == r.auc]
         first = table.iloc[0]
         self.auc.setText(f"ROC AUC over {first['members']} member and {first['non_members']} non-member books (95% "

@@ -41,6 +41,7 @@ class CurvePlot(QWidget):
 
     def show_curve(self, frame: pd.DataFrame) -> None:
         self.plot.clear()
+        self.plot.getAxis("bottom").setTicks([[]])  # no bins, not even the curve before's, until there are some
         self.points = []
         if frame.empty:
             self.legend.setText("No answers yet: ask a model the questions.")

@@ -190,7 +190,7 @@ class ReadingPage(Page):
         label = self.steps.ask_model.currentData()
         note = ""
         if self.project is not None and label and not self.steps.context_words.value():
-            note = context_note(get_model(self.project, label))
+            note = context_note(get_model(self.project, label), "'Words of book shown'")
         self.steps.context_hint.setText(note)
         self.steps.context_hint.setVisible(bool(note))
 

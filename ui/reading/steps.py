@@ -121,7 +121,6 @@ class Steps(QWidget):
         self.context_hint = QLabel("")  # what an API model will be shown when no limit is set (the page fills it)
         self.context_hint.setWordWrap(True)
         self.context_hint.setVisible(False)
-        ask.addRow(self.context_hint)
 
         layout = QVBoxLayout(self)
         book_row = QFormLayout()
@@ -132,7 +131,9 @@ class Steps(QWidget):
         layout.addWidget(_box("2. Summaries", summaries, self.import_button, self.summarize_button))
         layout.addWidget(_box("3. Names", names, self.substitute_button))
         layout.addWidget(_box("4. Questions", questions, self.questions_button))
-        layout.addWidget(_box("5. Ask a model", ask, self.ask_button))
+        ask_box = _box("5. Ask a model", ask, self.ask_button)
+        ask_box.layout().insertWidget(1, self.context_hint)  # below the settings, full width
+        layout.addWidget(ask_box)
         layout.addStretch(1)
         self.buttons = [self.cut_button, self.summarize_button, self.import_button, self.substitute_button,
                         self.questions_button, self.ask_button]

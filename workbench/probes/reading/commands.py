@@ -201,7 +201,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         confirm_cost(spec, lambda: estimate_questions_cost(project, spec, variant=args.variant, book_ids=args.book,
                                                            context_words=args.context_words), yes=args.yes)
         if args.context_words is None:
-            note = context_note(spec)
+            note = context_note(spec, "--context-words")
             if note:
                 print(note, file=sys.stderr)
         reports = run_questions(project, spec, variant=args.variant, book_ids=args.book,

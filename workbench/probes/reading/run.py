@@ -89,17 +89,17 @@ def _fitting_choice(backend: "Backend", context_tokens: int, book: BookText, tem
     return request, context
 
 
-def context_note(spec: "ModelSpec") -> str:
+def context_note(spec: "ModelSpec", setting: str) -> str:
     """What a person should know about how much book a model will be shown when no limit is given: nothing
-    for a local model (it gets what fits its context), a plain warning for an API model."""
+    for a local model (it gets what fits its context), for an API model a plain warning that says to set
+    ``setting`` (the command's option, the page's field)."""
     from workbench.models.prices import is_paid
 
     if not is_paid(spec):
         return ""
     return (f"How much text '{spec.label}' reads at once is not known here, so each question shows the whole "
             "book up to its checkpoint, and questions late in a long book may not fit (they fail, and are stored "
-            "as failures). Set the number of words to show (--context-words on the command line, 'Words of "
-            "book shown' on the Reading page) to the model's context, in words.")
+            f"as failures). Set {setting} to about the model's context, in words.")
 
 
 def _process(project: "Project", run: dict, backend: "Backend"):
