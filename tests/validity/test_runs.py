@@ -103,7 +103,7 @@ def test_what_cannot_run_is_said(sampled, tiny_causal_dir):
     with pytest.raises(UserError, match="no model called 'nobody'"):
         run_task(sampled, "year", "nobody")
     add_model(sampled, ModelSpec(label="outside", backend="external"))
-    with pytest.raises(UserError, match="imported answers"):
+    with pytest.raises(UserError, match="holds imported results; it cannot be asked"):
         run_task(sampled, "year", "outside")
     with pytest.raises(UserError, match="not a task"):
         run_task(sampled, "plot", "outside")

@@ -376,6 +376,16 @@ def _open_uncached(spec: ModelSpec) -> Backend:
     raise BackendError(f"'{spec.label}' holds imported results; it cannot be run from Palimpsest.")
 
 
+def runnable_model(project: "Project", model: "str | int | ModelSpec", doing: str = "be asked") -> ModelSpec:
+    """The model (by label, id or spec) that a probe is about to call; a model holding imported results
+    (backend ``external``) is refused, saying it cannot ``doing``, before anything starts."""
+    spec = model if isinstance(model, ModelSpec) else get_model(project, model)
+    if spec.backend == "external":
+        raise UserError(f"'{spec.label}' holds imported results; it cannot {doing}. Choose a model you added on "
+                        "the Models page.")
+    return spec
+
+
 def open_backend(spec: ModelSpec, project: "Project | None" = None, *, use_cache: bool = True) -> Backend:
     """A working backend for ``spec``; with a project, answers are cached in it (``models.cache``)."""
     backend = _open_uncached(spec)

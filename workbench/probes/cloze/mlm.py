@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, register_resumer, run_job
 from workbench.models.calls import noting
+from workbench.models.registry import runnable_model
 from workbench.probes.cloze import MASK
-from workbench.probes.cloze.run import Selection, load_passages, opened_backend, resolve_model, run_inputs
+from workbench.probes.cloze.run import Selection, load_passages, opened_backend, run_inputs
 from workbench.progress import TaskState
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def run_mlm(
     backend: "Backend | None" = None,
 ) -> JobReport:
     """Fill each selected passage's mask with a masked language model; store top-1 (and top-k)."""
-    spec = resolve_model(project, model)
+    spec = runnable_model(project, model)
     ids = list(passage_ids) if passage_ids is not None else (selection or Selection()).passage_ids(project)
     with opened_backend(project, spec, backend) as opened:
         if opened.mask_token is None:

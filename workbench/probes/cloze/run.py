@@ -26,6 +26,7 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import GenerationParams, Message, prompt_request
 from workbench.models.calls import noting
+from workbench.models.registry import runnable_model
 from workbench.probes.cloze.passages import select_passage_ids
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE, cloze_prompt, expected_answer
 from workbench.progress import TaskState
@@ -68,15 +69,6 @@ class Selection:
                 "or check the books and tags you chose."
             )
         return ids
-
-
-def resolve_model(project: "Project", model: "str | int | ModelSpec") -> "ModelSpec":
-    from workbench.models.registry import ModelSpec, get_model
-
-    spec = model if isinstance(model, ModelSpec) else get_model(project, model)
-    if spec.backend == "external":
-        raise UserError(f"'{spec.label}' holds imported results; it cannot be run from Palimpsest.")
-    return spec
 
 
 def load_passages(project: "Project", ids: Sequence[int]) -> dict[int, tuple[str, str]]:
@@ -127,7 +119,7 @@ def run_cloze(
     generation parameters (e.g. ``{"max_tokens": 24}``). ``backend`` lets a caller reuse an open model.
     Returns the job report (``report.run_id`` is the run).
     """
-    spec = resolve_model(project, model)
+    spec = runnable_model(project, model)
     chosen = template if isinstance(template, Template) else get_template(project, template, kind="cloze")
     if chosen.kind != "cloze":
         raise UserError(f"The template '{chosen.label}' is a {chosen.kind} template, not a cloze template.")
@@ -163,7 +155,7 @@ def run_logprob(
     backend: "Backend | None" = None,
 ) -> JobReport:
     """Score the gold answer's log-probability after each prompt (local models: hf, gguf)."""
-    spec = resolve_model(project, model)
+    spec = runnable_model(project, model)
     chosen = template if isinstance(template, Template) else get_template(project, template, kind="cloze")
     ids = list(passage_ids) if passage_ids is not None else (selection or Selection()).passage_ids(project)
     with opened_backend(project, spec, backend) as opened:
@@ -214,7 +206,7 @@ def run_inputs(project: "Project", run_id: int) -> tuple[dict[str, Any], list[in
     ids = list(run["config"].get("passage_ids") or [])
     if run["model_id"] is None or not ids:
         raise UserError(f"Run {run_id} does not say which model and passages it covers, so it cannot be continued.")
-    return run, ids, resolve_model(project, get_model(project, int(run["model_id"])))
+    return run, ids, runnable_model(project, get_model(project, int(run["model_id"])))
 
 
 def resume_run(project: "Project", run_id: int, state: TaskState | None = None, retry_failed: bool = False) -> JobReport:

@@ -31,6 +31,7 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import GenerationParams, prompt_request
+from workbench.models.registry import get_model, runnable_model
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.runs import responses
 from workbench.probes.leakage.statistics import binomial
@@ -56,15 +57,6 @@ register_kind(QUIZ_TEMPLATE, required=["a", "b", "c", "d"], allowed=["a", "b", "
               description="DE-COP four-option question")
 
 
-def _model(project: "Project", label: str):
-    from workbench.models.registry import get_model
-
-    spec = get_model(project, label)
-    if spec.backend == "external":
-        raise UserError(f"'{spec.label}' holds imported results; it cannot be asked from Palimpsest.")
-    return spec
-
-
 # ---------------------------------------------------------------------------------------------- paraphrases
 def clean_paraphrase(raw: str | None, passage: str) -> str | None:
     """The paraphrase in a raw answer, or None when it is not usable (empty, or the passage itself)."""
@@ -82,7 +74,7 @@ def run_paraphrases(project: "Project", paraphraser: str, source: str = "cloze",
     """Three paraphrases of each passage by ``paraphraser``, stored as they come (``params`` changes
     other generation parameters, e.g. ``{"min_tokens": 20}``)."""
     ids = list(passage_ids) if passage_ids is not None else passage_store.gather(project, source, book_ids=book_ids)
-    spec = _model(project, paraphraser)
+    spec = runnable_model(project, paraphraser)
     template = get_template(project, PARAPHRASE_TEMPLATE, kind=PARAPHRASE_TEMPLATE)
     params = GenerationParams.from_dict({"temperature": temperature, "max_tokens": max_tokens, "seed": seed,
                                          **(params or {})})
@@ -96,7 +88,7 @@ def _generate(project: "Project", run_id: int, units: list[Unit], state, retry_f
               quiz_options: dict | None = None) -> JobReport:
     """Ask the run's model for every unit (paraphrase runs: the passage; quiz runs: the four options)."""
     from workbench.models.calls import generation_process
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.registry import open_backend
 
     run = get_run(project, run_id)
     spec = get_model(project, int(run["model_id"]))
@@ -129,12 +121,12 @@ def estimate_costs(project: "Project", model: str, paraphraser: str, passage_ids
     texts = passage_store.passage_texts(project, ids)
     current = current_paraphrases(project, paraphraser)
     writer = get_template(project, PARAPHRASE_TEMPLATE, kind=PARAPHRASE_TEMPLATE)
-    paraphrasing = estimate_cost(_model(project, paraphraser), [writer.render(passage=texts[i]) for i in ids
+    paraphrasing = estimate_cost(runnable_model(project, paraphraser), [writer.render(passage=texts[i]) for i in ids
                                                                 if i not in current],
                                  max_tokens, samples=PARAPHRASES, project=project)
-    spec = _model(project, model)
+    spec = runnable_model(project, model)
     quiz = get_template(project, QUIZ_TEMPLATE, kind=QUIZ_TEMPLATE)
-    answered = _answered(project, spec.id, {"paraphraser_id": _model(project, paraphraser).id, "orders": orders,
+    answered = _answered(project, spec.id, {"paraphraser_id": runnable_model(project, paraphraser).id, "orders": orders,
                                             "seed": seed})
     prompts = []
     for item in ids:
@@ -157,7 +149,7 @@ def estimate_regeneration(project: "Project", paraphraser: str, passage_ids: Seq
     run = get_run(project, run_id)
     texts = passage_store.passage_texts(project, list(passage_ids))
     writer = template_by_id(project, run["template_id"])
-    return estimate_cost(_model(project, paraphraser), [writer.render(passage=t) for t in texts.values()],
+    return estimate_cost(runnable_model(project, paraphraser), [writer.render(passage=t) for t in texts.values()],
                          int(run["params"].get("max_tokens") or PARAPHRASE_MAX_TOKENS), samples=PARAPHRASES,
                          project=project)
 
@@ -169,7 +161,7 @@ def _answered(project: "Project", model_id: int, config: dict[str, Any]) -> set[
 
 
 def _paraphrase_runs(project: "Project", paraphraser: str) -> pd.DataFrame:
-    spec = _model(project, paraphraser)
+    spec = runnable_model(project, paraphraser)
     return responses(project, PARAPHRASE_KIND, model_id=spec.id, ok_only=False)
 
 
@@ -251,14 +243,14 @@ def run_quiz(project: "Project", model: str, paraphraser: str, *, orders: int = 
     """Ask ``model`` every question for the passages that have three current paraphrases by ``paraphraser``."""
     if orders not in ORDER_CHOICES:
         raise UserError("Ask each passage in 4 option orders (each position once) or all 24.")
-    spec = _model(project, model)
+    spec = runnable_model(project, model)
     current = current_paraphrases(project, paraphraser)
     ids = [i for i in (passage_ids if passage_ids is not None else sorted(current)) if i in current]
     if not ids:
         raise UserError(f"No passage has three usable paraphrases by '{paraphraser}' yet. Make them first "
                         "(palimpsest decop run), or regenerate the unusable ones.")
     template = get_template(project, QUIZ_TEMPLATE, kind=QUIZ_TEMPLATE)
-    paraphraser_id = _model(project, paraphraser).id
+    paraphraser_id = runnable_model(project, paraphraser).id
     config = {"passage_ids": ids, "paraphraser_id": paraphraser_id, "orders": orders, "seed": seed,
               "paraphrase_samples": {str(i): [s for s, _ in current[i]] for i in ids}}
     generation = GenerationParams.from_dict({"temperature": 0.0, "max_tokens": QUIZ_MAX_TOKENS, "seed": 0,
@@ -316,7 +308,6 @@ register_resumer(QUIZ_KIND, resume_quiz)
 # ---------------------------------------------------------------------------------------------- results
 def answers_frame(project: "Project", model: str) -> pd.DataFrame:
     """Every question asked of ``model``: passage, order, the letter expected, the answer, correct."""
-    from workbench.models.registry import get_model
 
     spec = get_model(project, model)
     found = responses(project, QUIZ_KIND, model_id=spec.id, ok_only=False)

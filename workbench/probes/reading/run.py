@@ -174,11 +174,9 @@ def run_questions(project: "Project", model: "str | ModelSpec", *, variant: str 
     """Ask ``model`` every question of the newest question set of each book (of ``book_ids``, if given)
     in the ``variant``; one report per question set. ``choice_params`` / ``reconstruct_params`` change
     the generation parameters (``{"max_tokens": 4}``, a ``logit_bias`` ...)."""
-    from workbench.models.registry import ModelSpec, get_model, open_backend
+    from workbench.models.registry import open_backend, runnable_model
 
-    spec = model if isinstance(model, ModelSpec) else get_model(project, model)
-    if spec.backend == "external":
-        raise UserError(f"'{spec.label}' holds imported results; it cannot answer questions.")
+    spec = runnable_model(project, model, "answer questions")
     sets = latest_question_sets(project, variant=variant, book_ids=book_ids)
     if not sets:
         raise UserError(f"There are no {variant} questions yet. Build them with 'palimpsest reading questions'"

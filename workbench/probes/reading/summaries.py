@@ -282,11 +282,9 @@ def summarize_with_model(project: "Project", book_id: int, model: "str | ModelSp
                          group: int = DEFAULT_GROUP, max_tokens: int = SUMMARY_PARAMS.max_tokens,
                          max_attempts: int = DEFAULT_MAX_ATTEMPTS, state: TaskState | None = None) -> BookSummaries:
     """``summarize_book`` with a model of the project, opened for the work and closed afterwards."""
-    from workbench.models.registry import ModelSpec, get_model, open_backend
+    from workbench.models.registry import open_backend, runnable_model
 
-    spec = model if isinstance(model, ModelSpec) else get_model(project, model)
-    if spec.backend == "external":
-        raise UserError(f"'{spec.label}' holds imported results; it cannot write summaries. Choose another model.")
+    spec = runnable_model(project, model, "write summaries")
     with open_backend(spec, project) as backend:
         return summarize_book(project, book_id, backend, model_label=spec.label, model_id=spec.id,
                               hierarchical=hierarchical, group=group, max_tokens=max_tokens,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import GenerationParams, prompt_request
+from workbench.models.registry import runnable_model
 from workbench.probes.validity import RUN_KINDS, TASK_NAMES, TASKS
 from workbench.probes.validity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TEMPLATES, task_prompt
 from workbench.progress import TaskState
@@ -68,15 +69,6 @@ def load_passages(project: "Project", ids: Sequence[int]) -> dict[int, str]:
         raise UserError(f"{len(missing)} passage(s) of this run no longer exist (they were sampled again). "
                         "Start a new run on the current passages.")
     return found
-
-
-def runnable_model(project: "Project", model: "str | int | ModelSpec") -> "ModelSpec":
-    from workbench.models.registry import ModelSpec, get_model
-
-    spec = model if isinstance(model, ModelSpec) else get_model(project, model)
-    if spec.backend == "external":
-        raise UserError(f"'{spec.label}' holds imported answers; it cannot be asked from Palimpsest.")
-    return spec
 
 
 def task_template(project: "Project", task: str, template: "str | Template | None" = None) -> Template:
