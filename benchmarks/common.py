@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+#: the shared data folder beside the checkout (``PALIMPSEST_SHARED_DATA`` names another, e.g. from a worktree)
+SHARED_DATA = Path(os.environ.get("PALIMPSEST_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 
 def line(name: str, value: float, unit: str, goal: str, passed: bool, **extra: Any) -> dict[str, Any]:

@@ -72,6 +72,11 @@ def load_english(
         return _cache[key]
 
 
+def pipeline_id(nlp: "Language") -> str:
+    """The pipeline's language, name and version ('en_core_web_sm-3.8.0'): stored with what it found."""
+    return f"{nlp.meta.get('lang', '')}_{nlp.meta.get('name', '')}-{nlp.meta.get('version', '')}"
+
+
 # Components some English pipelines have that no probe here needs; excluded unless asked for.
 OPTIONAL_COMPONENTS = (
     "parser", "lemmatizer", "attribute_ruler", "morphologizer", "tagger", "senter", "ner",

@@ -34,6 +34,7 @@ PARTS: list[str] = [
     "workbench.annotation",
     "workbench.jobs",
     "workbench.probes.rep",
+    "workbench.probes.reading",
     "workbench.export",
 ]
 

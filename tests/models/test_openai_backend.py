@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.request
 
 import pytest
 
 from tests.fixtures.fake_keys import fake_key
 from tests.fixtures.fault_proxy import Fault
-from tests.fixtures.servers import free_port
+from tests.fixtures.servers import free_port, token_id
 from workbench.models.base import BackendError, Failure, Generation, GenerationParams, Message, Request
 from workbench.models.openai_backend import OpenAIBackend
 
@@ -64,17 +62,6 @@ def test_temperature_zero_with_a_seed_repeats_itself(llama_server):
         first = only_result(backend, request)
         second = only_result(backend, request)
     assert first.text == second.text
-
-
-def token_id(server, text: str) -> int:
-    """The server's own token id for ``text`` (one token), from llama_cpp.server's tokenize extra."""
-    body = json.dumps({"input": text}).encode()
-    request = urllib.request.Request(f"{server.root}/extras/tokenize", data=body,
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        tokens = json.load(answer)["tokens"]
-    assert len(tokens) == 1, tokens
-    return tokens[0]
 
 
 def test_logit_bias_and_stop_reach_the_server(llama_server):

@@ -43,7 +43,8 @@ class Window:
     text: str  # whitespace tidied: paragraphs joined by a blank line, lines within a paragraph by spaces
 
 
-def _paragraphs(text: str) -> Iterator[Span]:
+def paragraph_spans(text: str) -> Iterator[Span]:
+    """The paragraphs of ``text`` (separated by blank lines), in order; the breaks between them left out."""
     position = 0
     for match in _PARAGRAPH_BREAK.finditer(text):
         if match.start() > position:
@@ -65,7 +66,8 @@ def is_barrier(paragraph: str) -> bool:
     return bool(letters) and sum(c.isupper() for c in letters) / len(letters) > 0.8
 
 
-def _sentence_spans(text: str, para: Span) -> Iterator[Span]:
+def sentence_spans(text: str, para: Span) -> Iterator[Span]:
+    """The sentences of one paragraph, in order; the whitespace between them left out."""
     start = para.start
     chunk = text[para.start : para.end]
     for match in _SENTENCE_END.finditer(chunk):
@@ -103,14 +105,14 @@ def prose_runs(text: str) -> list[list[list[Span]]]:
     each a list of sentence spans."""
     runs: list[list[list[Span]]] = [[]]
     start = body_start(text)
-    for para in _paragraphs(text):
+    for para in paragraph_spans(text):
         if para.start < start:
             continue
         if is_barrier(text[para.start : para.end]):
             if runs[-1]:
                 runs.append([])
             continue
-        runs[-1].append(list(_sentence_spans(text, para)))
+        runs[-1].append(list(sentence_spans(text, para)))
     return [run for run in runs if run]
 
 

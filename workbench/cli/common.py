@@ -75,6 +75,14 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
                 out.write(frame.to_string(index=False) + "\n")
 
 
+def confirm(question: str) -> bool:
+    """Ask a yes/no question on the terminal; False (no) when nobody is there to answer."""
+    if not sys.stdin.isatty():
+        return False
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
 def parse_options(pairs: list[str]) -> dict[str, str]:
     """``["model=gpt4", "decade=1950s"]`` -> ``{"model": "gpt4", "decade": "1950s"}``."""
     options = {}

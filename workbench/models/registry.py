@@ -270,6 +270,19 @@ def add_model(project: "Project", spec: ModelSpec) -> ModelSpec:
     return replace(spec, id=cur.lastrowid, created_at=created)
 
 
+def external_model(project: "Project", label: str) -> int:
+    """The id of the ``external`` model called ``label`` (results imported from elsewhere), created if needed."""
+    row = project.db.execute("SELECT id, backend FROM models WHERE label = ?", [label]).fetchone()
+    if row is not None:
+        if row[1] != "external":
+            raise UserError(
+                f"The model '{label}' is a {row[1]} model of this project. Imported results need their own label; "
+                "choose another."
+            )
+        return row[0]
+    return add_model(project, ModelSpec(label=label, backend="external")).id
+
+
 def update_model(project: "Project", label_or_id: str | int, **changes: Any) -> ModelSpec:
     """Change some fields of a model (``label=``, ``params=``, ``tags=`` ...); the rest stay."""
     current = get_model(project, label_or_id)

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    confirm,
+    opened,
+    print_frame,
+    progress_state,
+)
 from workbench.errors import UserError
 
 
@@ -147,13 +153,6 @@ def _books_for_extraction(project, args: argparse.Namespace) -> list[int] | None
     return ids
 
 
-def _confirm(question: str) -> bool:
-    if not sys.stdin.isatty():
-        return False
-    answer = input(f"{question} [y/N] ").strip().lower()
-    return answer in ("y", "yes")
-
-
 def cmd_extract(args: argparse.Namespace) -> int:
     from workbench.probes.cloze.extract import extract_books
     from workbench.probes.cloze.passages import extracted_usage
@@ -170,7 +169,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
             if responses and not args.yes:
                 question = (f"This deletes {passages} passages and the {responses} responses that runs gave for them. "
                             "Continue?")
-                if not _confirm(question):
+                if not confirm(question):
                     raise UserError(f"Nothing was changed. {question.split('. ')[0]}; add --yes to confirm.")
         summary = extract_books(project, book_ids, settings, workers=args.workers, replace=args.replace,
                                 state=progress_state("Extracting"))

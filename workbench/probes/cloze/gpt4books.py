@@ -31,6 +31,7 @@ import pandas as pd
 
 from workbench.errors import UserError
 from workbench.jobs import Outcome, Unit, find_or_create_run, run_job
+from workbench.models.registry import external_model
 from workbench.probes.cloze import MASK
 from workbench.probes.cloze.run import CLOZE_KIND
 from workbench.probes.cloze.score import parse_answer
@@ -117,21 +118,6 @@ def read_files(paths: Sequence[Path]) -> list[BookFile]:
         more = f"\n... and {len(problems) - MAX_PROBLEMS_SHOWN} more." if len(problems) > MAX_PROBLEMS_SHOWN else ""
         raise UserError(f"Nothing was imported: {len(problems)} problem(s) in the files.\n{shown}{more}")
     return files
-
-
-def external_model(project: "Project", label: str) -> int:
-    """The id of the ``external`` model called ``label``, created if needed."""
-    from workbench.models.registry import ModelSpec, add_model
-
-    row = project.db.execute("SELECT id, backend FROM models WHERE label = ?", [label]).fetchone()
-    if row is not None:
-        if row[1] != "external":
-            raise UserError(
-                f"The model '{label}' is a {row[1]} model of this project. Imported results need their own label; "
-                "choose another."
-            )
-        return row[0]
-    return add_model(project, ModelSpec(label=label, backend="external")).id
 
 
 def match_book(project: "Project", key: str) -> tuple[int, bool]:

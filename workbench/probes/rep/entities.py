@@ -26,6 +26,7 @@ import pandas as pd
 from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, bootstrap_interval
 from workbench.errors import UserError
 from workbench.jobs import JobReport
+from workbench.nlp import pipeline_id
 from workbench.probes.rep.books import select_books
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.run import SamplingSettings, choose_sets, continue_run, sampling_run
@@ -53,10 +54,6 @@ def load_ner(project: "Project | None" = None) -> "Language":
     from workbench.nlp import load_english
 
     return load_english(components=NER_COMPONENTS, project=project)
-
-
-def pipeline_id(nlp: "Language") -> str:
-    return f"{nlp.meta.get('lang', '')}_{nlp.meta.get('name', '')}-{nlp.meta.get('version', '')}"
 
 
 def entity_sets(texts: Iterable[str], nlp: "Language", types: Sequence[str] = NAMED_TYPES) -> list[set[str]]:

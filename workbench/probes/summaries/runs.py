@@ -211,9 +211,12 @@ def distortions_of(project: "Project", distort_run: int, summaries: dict[int, st
                           if i in summaries else "")
 
 
-def _job(project: "Project", run_id: int, backend: Backend, texts: dict[int, tuple[str, str]],
-         parse: Callable[[int, str | None, str | None], str], state: TaskState, retry_failed: bool) -> JobReport:
-    """One of the two runs: ``texts`` maps each item to (placeholder, text) for the run's template."""
+def run_on_texts(project: "Project", run_id: int, backend: Backend, texts: dict[int, tuple[str, str]],
+                 parse: Callable[[int, str | None, str | None], str], state: TaskState,
+                 retry_failed: bool = False) -> JobReport:
+    """Execute (or continue) a summary-like run: ``texts`` maps each item to (placeholder, text) for the
+    run's template; ``parse(item_id, raw, prompt)`` raises ``FormatError`` for an answer to ask again.
+    The run's template, parameters and ``max_attempts`` are those it recorded."""
     run = get_run(project, run_id)
     template = template_by_id(project, run["template_id"])
     params = GenerationParams.from_dict(run["params"])
@@ -231,15 +234,16 @@ def _job(project: "Project", run_id: int, backend: Backend, texts: dict[int, tup
 def run_summaries(project: "Project", run_id: int, backend: Backend, item_ids: Sequence[int], state: TaskState,
                   *, retry_failed: bool = False) -> JobReport:
     texts = {i: ("scene", get_item(project, i).text) for i in item_ids}
-    return _job(project, run_id, backend, texts, lambda _, raw, prompt: parse_marked(raw, prompt), state, retry_failed)
+    return run_on_texts(project, run_id, backend, texts, lambda _, raw, prompt: parse_marked(raw, prompt), state,
+                        retry_failed)
 
 
 def run_distortions(project: "Project", run_id: int, backend: Backend, item_ids: Sequence[int], state: TaskState,
                     *, retry_failed: bool = False) -> JobReport:
     summaries = summaries_of(project, get_run(project, run_id)["config"]["summary_run"])
     texts = {i: ("summary", summaries[i]) for i in item_ids if i in summaries}
-    return _job(project, run_id, backend, texts, lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]),
-                state, retry_failed)
+    return run_on_texts(project, run_id, backend, texts,
+                        lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]), state, retry_failed)
 
 
 def collect_pairs(project: "Project", summary_run: int, distort_run: int, item_ids: Sequence[int]) -> int:

@@ -1,0 +1,83 @@
+import os
+
+import pytest
+
+from tests.fixtures.reading_books import reading_book, store_answers
+from workbench.models.registry import ModelSpec, add_model
+from workbench.probes.reading.questions import QuestionSettings, build_questions, latest_question_sets
+
+pytest.importorskip("PySide6")
+from ui.reading.page import ReadingPage  # noqa: E402
+
+SCREENSHOT = os.environ.get("PALIMPSEST_SCREENSHOTS")  # a folder: the test saves what the page looked like
+
+
+def _settle(qtbot, page):
+    qtbot.waitUntil(lambda: not page.work.busy and not page.reading.busy, timeout=60_000)
+
+
+@pytest.fixture
+def two_books(project, tmp_path):
+    first = reading_book(project, tmp_path)
+    reading_book(project, tmp_path, seed=1, title="The Inn", tag="x")
+    return first
+
+
+def test_the_steps_run_in_the_background_and_the_curve_opens_on_a_question(qtbot, shown_page, project, two_books,
+                                                                          messages, tmp_path):
+    page = shown_page(ReadingPage, project)
+    _settle(qtbot, page)
+    assert "35 scenes of about 60 words" in page.steps.status.text()
+    assert "Summaries by elsewhere: 35 of 35 scenes" in page.steps.status.text()
+    page.steps.every.setValue(2)
+    page.steps.options.setValue(4)
+    page.build_questions()
+    _settle(qtbot, page)
+    assert page.summary.text().startswith("Built") and "lookahead" in page.summary.text()
+    assert "questions on the original text" in page.steps.status.text()
+
+    (question_set,) = latest_question_sets(project, book_ids=[two_books.book_id])
+
+    def reply(question):
+        if not question.read_along:
+            return "<summary>\n" + question.body["false_summary"]
+        return str(question.correct_choice + 1) if (question.retention_words or 0) < 1000 else "I forget"
+
+    store_answers(project, question_set, "judge", reply)
+    page.refresh()
+    _settle(qtbot, page)
+    assert page.model.currentData() == "judge"
+    assert page.curve.rowCount() >= 2 and page.plot.points
+    accuracies = page.curve.column_texts("Accuracy")
+    assert accuracies[0] == "100%" and page.curve.column_texts("Unparsed")[-1] != "0"
+    assert "original names: no slope (the regression did not converge" in page.slope.text()
+
+    variant, bin_low = page.plot.points[0][2], page.plot.points[0][3]
+    page.plot.click_point(variant, bin_low)
+    assert page.bin_answers.rowCount() > 0
+    page.bin_answers.selectRow(0)
+    detail = page.detail.toPlainText()
+    assert "Right answer:" in detail and "Raw reply (ok):" in detail and "4) None of the above" in detail
+    if SCREENSHOT:
+        page.grab().save(os.path.join(SCREENSHOT, "reading-page.png"))
+    assert not messages["errors"]
+
+
+def test_an_api_model_says_what_the_questions_cost_before_asking(qtbot, shown_page, project, two_books, messages):
+    build_questions(project, two_books.book_id, QuestionSettings(every=3, options=4, reconstruction=2))
+    add_model(project, ModelSpec(label="api", backend="openai", ref="gpt-4o-mini", api_key_env="OPENAI_API_KEY"))
+    page = shown_page(ReadingPage, project)
+    _settle(qtbot, page)
+    page.steps.ask_model.setCurrentIndex(page.steps.ask_model.findData("api"))
+    messages["answer"] = False
+    page.ask()
+    _settle(qtbot, page)
+    (question,) = messages["questions"]
+    assert question.startswith("Asking the questions takes") and "requests" in question and "$" in question
+    assert project.db.execute("SELECT COUNT(*) FROM runs WHERE kind = 'reading-answer'").fetchone()[0] == 0
+
+
+def test_without_a_project_the_page_says_what_to_do(qtbot, shown_page):
+    page = shown_page(ReadingPage)
+    assert page.hint.isVisible() and "Open or create a project" in page.hint.text()
+    assert not page.splitter.isEnabled()

@@ -1,0 +1,1 @@
+"""The Reading page (NarrativeXL reading questions)."""

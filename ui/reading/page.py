@@ -1,0 +1,417 @@
+"""The Reading page: NarrativeXL reading questions, from a book to its forgetting curve.
+
+Left, the steps for one book: cut it into scenes, summarize them (or import summaries), substitute its
+names, build questions, ask a model; every step runs in the background with progress and Cancel, and
+API models say what they will cost first. Right, the results of the model chosen: the forgetting curve
+(original and substituted names, chance dashed), its table with the slope, the questions behind a
+point when it is clicked, and for a question its options and the model's raw reply.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui import dialogs
+from ui.background import Operation
+from ui.reading.curve_plot import CurvePlot
+from ui.reading.steps import Steps
+from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_only
+from ui.widgets.page import Page
+from ui.widgets.progress_row import ProgressRow
+from ui.widgets.summary_box import SummaryBox
+from workbench.corpus.library import list_books
+from workbench.models.registry import get_model
+from workbench.probes.reading import results
+from workbench.probes.reading.charts import answer_models, bin_label
+from workbench.probes.reading.overview import book_status, question_detail
+from workbench.probes.summaries.plans import is_paid, runnable_models
+
+NO_PROJECT = "Open or create a project (File menu) to ask models reading questions about its books."
+CSV_FILES = "CSV files (*.csv);;All files (*)"
+CHART_FILES = "PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"
+
+CURVE_COLUMNS = [
+    Column("variant", "Names"),
+    Column("bin", "Retention demand (words)"),
+    Column("questions", "Answered", count, numeric=True),
+    Column("correct", "Right", count, numeric=True),
+    Column("accuracy", "Accuracy", share, numeric=True),
+    Column("ci", "95% CI", compose=lambda r: f"{share(r['ci_low'])}–{share(r['ci_high'])}"),
+    Column("unparsed", "Unparsed", count, numeric=True, tooltip="Replies that named no choice (counted as wrong)"),
+    Column("failed", "Failed", count, numeric=True, tooltip="Requests that got no answer (not counted)"),
+]
+ANSWER_COLUMNS = [
+    Column("key", "Question"),
+    Column("retention_words", "Retention (words)", count, numeric=True),
+    Column("answer", "Right choice", count, numeric=True),
+    Column("choice", "Its choice", count, numeric=True),
+    Column("correct", "Right?", yes_only),
+    Column("raw", "Raw reply", stretch=True),
+]
+
+
+class ReadingPage(Page):
+    key = "reading"
+    title = "Reading"
+
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, parent)
+        self.work = ops.slot(self)  # the steps: one at a time
+        self.work.busy_changed.connect(self._update_busy)
+        self.reading = ops.slot(self)  # the background read of the results
+        self.answers = pd.DataFrame()
+        self._build()
+        self.refresh()
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        self.steps = Steps()
+        self.steps.book.currentIndexChanged.connect(self.refresh_status)
+        self.steps.cut_requested.connect(self.cut)
+        self.steps.summarize_requested.connect(self.summarize)
+        self.steps.import_requested.connect(self.import_dialog)
+        self.steps.substitute_requested.connect(self.substitute)
+        self.steps.questions_requested.connect(self.build_questions)
+        self.steps.ask_requested.connect(self.ask)
+        left = QScrollArea()
+        left.setWidget(self.steps)
+        left.setWidgetResizable(True)
+        left.setMinimumWidth(self.steps.minimumSizeHint().width() + 24)
+
+        self.model = QComboBox()
+        self.model.setToolTip("Whose answers the results show")
+        self.model.currentIndexChanged.connect(self.refresh_results)
+        self.export_button = QPushButton("Export chart…")
+        self.export_button.setToolTip("The forgetting curve as PDF, SVG or PNG, with the CSV of what it plots")
+        self.export_button.clicked.connect(self.export_dialog)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Model"))
+        top.addWidget(self.model, 1)
+        top.addWidget(self.export_button)
+        self.plot = CurvePlot()
+        self.plot.bin_clicked.connect(self.show_bin)
+        self.curve = FrameTable(CURVE_COLUMNS)
+        self.slope = QLabel("")
+        self.slope.setWordWrap(True)
+        self.bin_answers = FrameTable(ANSWER_COLUMNS, key="question_id")
+        self.bin_answers.itemSelectionChanged.connect(self.show_question)
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        self.detail.setPlaceholderText("Click a point of the curve, then a question, to see its options and the reply.")
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addLayout(top)
+        lower = QSplitter(Qt.Orientation.Vertical)
+        lower.addWidget(self.plot)
+        table_box = QWidget()
+        table_layout = QVBoxLayout(table_box)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.addWidget(self.curve)
+        table_layout.addWidget(self.slope)
+        lower.addWidget(table_box)
+        lower.addWidget(self.bin_answers)
+        lower.addWidget(self.detail)
+        lower.setSizes([300, 160, 140, 160])
+        lower.setChildrenCollapsible(False)
+        right_layout.addWidget(lower, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.hint = QLabel(NO_PROJECT)
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.progress = ProgressRow(self.work)
+        self.summary = SummaryBox()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.splitter, 1)
+
+    # ------------------------------------------------------------------ reloading
+    def refresh(self) -> None:
+        has_project = self.project is not None
+        self.hint.setVisible(not has_project)
+        self.splitter.setEnabled(has_project)
+        if not has_project:
+            self.reading.drop()
+            for combo in (self.steps.book, self.steps.summary_model, self.steps.ask_model, self.model):
+                Steps.fill(combo, [])
+            self.steps.status.setText("")
+            self._show_results((pd.DataFrame(), pd.DataFrame(), pd.DataFrame()))
+            return
+        Steps.fill(self.steps.book, [(f"{b.display_name} ({b.words:,} words)", b.id) for b in list_books(self.project)
+                                     if b.words])
+        models = [(spec.label, spec.label) for spec in runnable_models(self.project)]
+        Steps.fill(self.steps.summary_model, models)
+        Steps.fill(self.steps.ask_model, models)
+        Steps.fill(self.model, [(label, label) for label in answer_models(self.project)])
+        self.refresh_status()
+        self.refresh_results()
+        self._update_busy()
+
+    def on_shown(self) -> None:
+        if self.work.operation is None:
+            self.refresh()
+
+    def refresh_status(self, *_) -> None:
+        book = self.steps.book.currentData()
+        self.steps.status.setText(book_status(self.project, book).describe() if self.project and book else
+                                  "Add a book to the library first (Library page).")
+
+    def refresh_results(self, *_) -> None:
+        model = self.model.currentData()
+        if self.project is None or self.project.closed or not model:
+            self._show_results((pd.DataFrame(), pd.DataFrame(), pd.DataFrame()))
+            return
+        project = self.project
+
+        def read(state):
+            answers = results.answers_frame(project, model)
+            curve = results.forgetting_curve(project, model, answers=answers)
+            curve["bin"] = [bin_label(lo, hi) for lo, hi in zip(curve["bin_low"], curve["bin_high"])]
+            return answers, curve, results.forgetting_slope(project, model, answers=answers)
+
+        self.reading.queue(read, label="Reading the answers", project=project, background_read=True,
+                           on_done=self._show_results, on_error=self.show_error)
+
+    def _show_results(self, result: tuple) -> None:
+        self.answers, curve, slopes = result
+        self.plot.show_curve(curve)
+        self.curve.show_frame(curve)
+        self.slope.setText(describe_slopes(slopes))
+        self.bin_answers.show_frame(pd.DataFrame(columns=[c.field for c in ANSWER_COLUMNS] + ["question_id"]))
+        self.detail.clear()
+
+    def show_bin(self, variant: str, bin_low: int) -> None:
+        """The questions behind one point of the curve."""
+        answers = self.answers
+        if answers.empty:
+            return
+        bins = results.retention_bins(answers["retention_words"].fillna(-1))
+        chosen = answers[(answers["variant"] == variant) & (bins["bin_low"] == bin_low) & ~answers["none_of_the_above"]
+                         & answers["retention_words"].notna()]
+        self.bin_answers.show_frame(chosen)
+        self.detail.clear()
+
+    def show_question(self) -> None:
+        keys = self.bin_answers.selected_keys()
+        if not keys or self.project is None:
+            return
+        row = self.answers[self.answers["question_id"] == keys[0]].iloc[0]
+        self.detail.setPlainText(question_detail(self.project, int(row["run_id"]), int(keys[0])))
+
+    def _update_busy(self, *_) -> None:
+        self.steps.set_busy(self.work.busy)
+
+    # ------------------------------------------------------------------ the steps
+    def _book(self) -> int | None:
+        if self.require_project() is None:
+            return None
+        book = self.steps.book.currentData()
+        if book is None:
+            self.show_info("Add a book to the library first (Library page), then choose it here.")
+        return book
+
+    def _start(self, work, label: str, on_done) -> Operation:
+        self.summary.hide()
+        return self.work.start(work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
+                               on_cancelled=self.show_summary, on_end=self._ended)
+
+    def _failed(self, message: str, details: str) -> None:
+        self.show_summary(message)
+        self.show_error(message, details)
+
+    def _ended(self) -> None:
+        if self.project is not None:
+            self.refresh()
+
+    def show_summary(self, text: str) -> None:
+        self.summary.show_text(text)
+
+    def _said(self, text) -> None:
+        self.show_summary(str(text))
+
+    def cut(self) -> Operation | None:
+        book = self._book()
+        if book is None:
+            return None
+        from workbench.probes.reading.scenes import make_scenes
+
+        project, words = self.project, self.steps.scene_words.value()
+        return self._start(lambda state: f"Cut into {len(make_scenes(project, book, words).scenes):,} scenes.",
+                           "Cutting the book into scenes", self._said)
+
+    def _book_and_model(self, combo: QComboBox) -> tuple[int, str] | None:
+        book = self._book()
+        if book is None:
+            return None
+        if not combo.currentData():
+            self.show_info("Add a model on the Models page first, then choose it here.")
+            return None
+        return book, combo.currentData()
+
+    def summarize(self, *, confirmed: bool = False) -> Operation | None:
+        chosen = self._book_and_model(self.steps.summary_model)
+        if chosen is None:
+            return None
+        book, label = chosen
+        from workbench.probes.reading.summaries import estimate_summary_cost, summarize_with_model
+
+        project, hierarchical = self.project, self.steps.hierarchical.isChecked()
+        if is_paid(get_model(project, label)) and not confirmed:
+            return self._start(lambda state: estimate_summary_cost(project, book, label, hierarchical=hierarchical),
+                               "Estimating what the summaries cost", self._confirm_summaries)
+        return self._start(lambda state: summarize_with_model(project, book, label, hierarchical=hierarchical,
+                                                              state=state).describe(),
+                           f"Summarizing with {label}", self._said)
+
+    def _confirm_summaries(self, estimate) -> None:
+        if dialogs.ask(self, f"Summarizing takes {estimate.describe()} Go ahead?"):
+            self.summarize(confirmed=True)
+
+    def import_dialog(self) -> None:
+        if self._book() is None:
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Import scene summaries", str(Path.home()), CSV_FILES)
+        if not path:
+            return
+        label, ok = QInputDialog.getText(self, "Import scene summaries", "The label the summaries go under:",
+                                         text=Path(path).stem)
+        if ok and label.strip():
+            self.import_summaries(path, label.strip())
+
+    def import_summaries(self, path: str | Path, label: str) -> Operation | None:
+        book = self._book()
+        if book is None:
+            return None
+        from workbench.probes.reading.summaries import import_summaries
+
+        project = self.project
+        return self._start(lambda state: import_summaries(project, book, path, label, state).describe(),
+                           "Importing summaries", self._said)
+
+    def substitute(self) -> Operation | None:
+        book = self._book()
+        if book is None:
+            return None
+        from workbench.probes.reading.substitution import substitute_book
+
+        project, seed = self.project, self.steps.name_seed.value()
+
+        def work(state):
+            found = substitute_book(project, book, seed, state)
+            shown = ", ".join(f"{n.word} → {n.replacement}" for n in found.names[:12])
+            return f"{len(found.names):,} name words replaced at {len(found.edits):,} places: {shown}" + (
+                ", …" if len(found.names) > 12 else ".")
+
+        return self._start(work, "Finding and replacing the characters' names", self._said)
+
+    def build_questions(self) -> Operation | None:
+        book = self._book()
+        if book is None:
+            return None
+        from workbench.probes.reading.questions import QuestionSettings, build_questions, question_counts
+
+        project = self.project
+        settings = QuestionSettings(every=self.steps.every.value(), options=self.steps.options.value(),
+                                    seed=self.steps.question_seed.value())
+        variant = self.steps.question_variant.currentData()
+
+        def work(state):
+            question_set = build_questions(project, book, settings, variant=variant)
+            counts = question_counts(project, question_set.id)
+            parts = [f"{int(r.questions)} {r.kind}" for r in counts.itertuples(index=False)]
+            return f"Built {int(counts['questions'].sum()):,} questions on the {variant} text: {', '.join(parts)}."
+
+        return self._start(work, "Building questions", self._said)
+
+    def ask(self, *, confirmed: bool = False) -> Operation | None:
+        chosen = self._book_and_model(self.steps.ask_model)
+        if chosen is None:
+            return None
+        book, label = chosen
+        from workbench.probes.reading.run import estimate_questions_cost, run_questions
+
+        project, variant = self.project, self.steps.ask_variant.currentData()
+        words = self.steps.context_words.value() or None
+        if is_paid(get_model(project, label)) and not confirmed:
+            return self._start(lambda state: estimate_questions_cost(project, label, variant=variant, book_ids=[book],
+                                                                     context_words=words),
+                               "Estimating what the questions cost", self._confirm_questions)
+
+        def work(state):
+            reports = run_questions(project, label, variant=variant, book_ids=[book], context_words=words, state=state)
+            done = sum(r.done for r in reports)
+            failed = sum(r.failed for r in reports)
+            text = f"{label} answered {done - failed:,} questions" + (f"; {failed:,} requests failed" if failed else "")
+            return text + "." + " ".join(r.message for r in reports if r.message)
+
+        return self._start(work, f"Asking {label}", self._asked)
+
+    def _confirm_questions(self, estimate) -> None:
+        if dialogs.ask(self, f"Asking the questions takes {estimate.describe()} Go ahead?"):
+            self.ask(confirmed=True)
+
+    def _asked(self, text: str) -> None:
+        self.show_summary(text)
+        label = self.steps.ask_model.currentData()
+        Steps.fill(self.model, [(m, m) for m in answer_models(self.project)])
+        index = self.model.findData(label)
+        if index >= 0:
+            self.model.setCurrentIndex(index)
+
+    # ------------------------------------------------------------------ export
+    def export_dialog(self) -> None:
+        model = self.model.currentData()
+        if self.require_project() is None or not model:
+            return
+        path, chosen = QFileDialog.getSaveFileName(self, "Export the forgetting curve", str(Path.home() / "curve.pdf"),
+                                                   CHART_FILES)
+        if path:
+            self.export(path, model)
+
+    def export(self, out: str | Path, model: str) -> Operation:
+        from workbench.export.registry import export_chart
+
+        project = self.project
+        return self.ops.run(lambda state: export_chart(project, "reading-forgetting", out, model=model),
+                            label="Exporting the forgetting curve", project=project, on_done=self._exported,
+                            on_error=self.show_error)
+
+    def _exported(self, paths) -> None:
+        self.show_summary("Saved " + " and ".join(str(p) for p in paths) + ".")
+
+
+def describe_slopes(slopes: pd.DataFrame) -> str:
+    """One sentence per text variant about the logistic slope."""
+    lines = []
+    for row in slopes.itertuples(index=False):
+        if pd.isna(row.slope):
+            lines.append(f"{row.variant} names: no slope ({row.note}).")
+            continue
+        trend = ("accuracy falls with distance" if row.ci_high < 0 else
+                 "accuracy rises with distance" if row.ci_low > 0 else "no trend beyond chance variation")
+        lines.append(f"{row.variant} names: slope {decimal(row.slope)} per log word (95% CI {decimal(row.ci_low)} to "
+                     f"{decimal(row.ci_high)}, p = {row.p_value:.3f}, {row.questions} answers): {trend}.")
+    return " ".join(lines)

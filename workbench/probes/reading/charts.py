@@ -1,0 +1,146 @@
+"""The reading probe's charts and tables, registered in the export registry.
+
+Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png [--option key=value]``):
+
+- ``reading-forgetting``      accuracy by retention demand with 95% Wilson intervals, one line per text
+                              variant, chance dashed; options ``model``, ``by_kind`` (one panel per kind);
+- ``reading-reconstruction``  mean ROUGE F1 of the corrected summaries beside the false-summary baseline,
+                              with and without the passage, with 95% bootstrap intervals; options
+                              ``model``, ``measure`` (rouge1, rouge2, rougeL).
+
+Tables (CSV): ``reading-answers`` (every question asked, with the raw reply and what it means),
+``reading-scene-sets`` (how each book was cut into scenes).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import UserError
+from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
+from workbench.probes.reading import results
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from workbench.project import Project
+
+VARIANT_STYLE = {"original": ("#1f77b4", "o"), "substituted": ("#d62728", "s")}
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+def answer_models(project: "Project") -> list[str]:
+    """Labels of the models that answered reading questions, in the order they first did."""
+    return list(dict.fromkeys(results.answer_runs(project)["model"]))
+
+
+def _model(project: "Project", model: str | None) -> str:
+    if model:
+        return model
+    models = answer_models(project)
+    if not models:
+        raise UserError("No model has answered reading questions yet: run 'palimpsest reading run' first.")
+    return models[0]
+
+
+def bin_label(low: int, high: Any) -> str:
+    def words(n: float) -> str:
+        return f"{n / 1000:g}k" if n >= 1000 else f"{int(n)}"
+
+    return f"{words(low)}+" if pd.isna(high) else f"{words(low)}-{words(high)}"
+
+
+# ---------------------------------------------------------------------------------------------- forgetting curve
+def curve_frame(project: "Project", model: str | None = None, by_kind: Any = False, **_: Any) -> pd.DataFrame:
+    """The forgetting curve of one model (``results.forgetting_curve``) with the model and a bin label."""
+    model = _model(project, model)
+    frame = results.forgetting_curve(project, model, by_kind=_flag(by_kind))
+    frame.insert(0, "model", model)
+    frame["bin"] = [bin_label(lo, hi) for lo, hi in zip(frame["bin_low"], frame["bin_high"])]
+    return frame
+
+
+def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+    panels = list(dict.fromkeys(frame["kind"])) if "kind" in frame.columns else [None]
+    bins = frame.drop_duplicates("bin_low").sort_values("bin_low")
+    position = {low: i for i, low in enumerate(bins["bin_low"])}
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    for ax, panel in zip(axes, panels):
+        part = frame if panel is None else frame[frame["kind"] == panel]
+        for variant, rows in part.groupby("variant", sort=True):
+            color, marker = VARIANT_STYLE.get(variant, ("#444444", "^"))
+            x = np.array([position[v] for v in rows["bin_low"]], dtype=float)
+            y = rows["accuracy"].to_numpy(dtype=float)
+            err = np.vstack([y - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - y])
+            ax.errorbar(x, y, yerr=err, color=color, marker=marker, capsize=3, label=f"{variant} names")
+        chance = float(part["chance"].mean())
+        ax.axhline(chance, color="#777777", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})")
+        ax.set_xticks(range(len(bins)), bins["bin"], rotation=30, ha="right")
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("retention demand (words between the scene and the question)")
+        ax.set_title(panel or "")
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("accuracy (95% Wilson CI)")
+    axes[0].legend(loc="upper right", fontsize="small")
+    fig.suptitle(f"Read-along questions: {frame['model'].iloc[0]}")
+
+
+# ---------------------------------------------------------------------------------------------- reconstruction
+def reconstruction_frame(project: "Project", model: str | None = None, measure: str = "rouge1",
+                         **_: Any) -> pd.DataFrame:
+    """One measure of ``results.reconstruction_scores`` for one model."""
+    if measure not in results.ROUGE_MEASURES:
+        raise UserError(f"The measure is one of {', '.join(results.ROUGE_MEASURES)}, not '{measure}'.")
+    model = _model(project, model)
+    frame = results.reconstruction_scores(project, model)
+    frame = frame[frame["measure"] == measure].reset_index(drop=True)
+    frame.insert(0, "model", model)
+    return frame
+
+
+def draw_reconstruction(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+    ax = fig.subplots()
+    labels = [f"{v}\n{'with passage' if k == 'reconstruct-passage' else 'no passage'}"
+              for v, k in zip(frame["variant"], frame["kind"])]
+    x = np.arange(len(frame))
+    for offset, prefix, name, color in ((-0.2, "baseline", "false summary (baseline)", "#999999"),
+                                        (0.2, "model", "model's correction", "#1f77b4")):
+        y = frame[f"{prefix}_mean"].to_numpy(dtype=float)
+        err = np.vstack([y - frame[f"{prefix}_low"].to_numpy(dtype=float),
+                         frame[f"{prefix}_high"].to_numpy(dtype=float) - y])
+        ax.bar(x + offset, y, width=0.4, yerr=err, capsize=3, color=color, label=name)
+    ax.set_xticks(x, labels)
+    measure = frame["measure"].iloc[0] if len(frame) else ""
+    ax.set_ylabel(f"{measure} F1 against the true summary (95% bootstrap CI)")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize="small")
+    ax.set_title(f"Summary reconstruction: {frame['model'].iloc[0]}")
+
+
+# ---------------------------------------------------------------------------------------------- tables
+def answers_table(project: "Project", model: str | None = None, **_: Any) -> pd.DataFrame:
+    return results.answers_frame(project, model or None)
+
+
+def scene_sets_table(project: "Project", **_: Any) -> pd.DataFrame:
+    return pd.read_sql_query(
+        "SELECT s.book_id, b.title, s.id AS scene_set, s.target_words, s.scenes, s.words, s.created_at"
+        " FROM reading_scene_sets s JOIN books b ON b.id = s.book_id ORDER BY s.book_id, s.id", project.db.conn)
+
+
+register_chart(ChartSpec("reading-forgetting", "Reading: forgetting curve", curve_frame, draw_curve,
+                         "Accuracy of read-along questions by retention demand, original and substituted names"))
+register_chart(ChartSpec("reading-reconstruction", "Reading: summary reconstruction", reconstruction_frame,
+                         draw_reconstruction, "ROUGE of corrected summaries against the false-summary baseline"))
+register_table(TableSpec("reading-answers", "Reading: answers per question", answers_table,
+                         "model, text variant, question, retention demand, raw reply, parsed choice, right or not"))
+register_table(TableSpec("reading-scene-sets", "Reading: scene sets", scene_sets_table,
+                         "how each book was cut into scenes"))

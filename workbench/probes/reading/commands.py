@@ -1,0 +1,265 @@
+"""``palimpsest reading ...``: NarrativeXL reading questions from the command line."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from workbench.cli.common import add_format_argument, add_project_argument, confirm, opened, print_frame, progress_state
+from workbench.errors import UserError
+
+#: ``palimpsest reading NAME``: (help, the function of ``results`` that makes the table)
+RESULT_TABLES = {
+    "slope": ("logistic regression of right answers on log retention demand", "forgetting_slope"),
+    "accuracy": ("accuracy per kind of question, 'None of the above' apart", "accuracy_by_kind"),
+    "reconstruction": ("ROUGE of corrected summaries against the false-summary baseline", "reconstruction_scores"),
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    reading = subparsers.add_parser(
+        "reading", help="reading questions: scenes, summaries, name substitution, questions, forgetting curves",
+        description="How much of a long book does a model keep while reading it, and does it answer from the "
+                    "text or from what it already knew? (after NarrativeXL)",
+    )
+    commands = reading.add_subparsers(dest="reading_command", metavar="STEP")
+
+    p = commands.add_parser("scenes", help="cut a book into scenes of about N words (whole book, in order)")
+    add_project_argument(p)
+    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("--words", type=int, default=800, metavar="N", help="about how many words a scene has (800)")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_scenes)
+
+    p = commands.add_parser("summarize", help="a summary and a false summary of every scene, by a model")
+    add_project_argument(p)
+    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest models)")
+    p.add_argument("--hierarchical", action="store_true", help="also summaries of summaries, level by level")
+    p.add_argument("--group", type=int, default=5, metavar="N", help="summaries joined per higher summary (5)")
+    p.add_argument("--max-tokens", type=int, default=256, metavar="N", help="longest summary in tokens (256)")
+    p.add_argument("--attempts", type=int, default=3, metavar="N", help="tries per scene when an answer is unusable (3)")
+    p.add_argument("--yes", action="store_true", help="do not ask before calls that may cost money")
+    p.set_defaults(handler=cmd_summarize)
+
+    p = commands.add_parser("import-summaries", help="summaries made elsewhere (CSV: scene, summary, false_summary)")
+    add_project_argument(p)
+    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("file", type=Path, metavar="FILE.csv")
+    p.add_argument("--model-label", metavar="LABEL", help="the label the summaries go under (default: the file's name)")
+    p.set_defaults(handler=cmd_import_summaries)
+
+    p = commands.add_parser("substitute", help="replace the book's character names, consistently, with a seed")
+    add_project_argument(p)
+    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("--seed", type=int, default=0)
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_substitute)
+
+    p = commands.add_parser("questions", help="build read-along and reconstruction questions for a book")
+    add_project_argument(p)
+    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("--every", type=int, default=5, metavar="K", help="a checkpoint after every K scenes (5)")
+    p.add_argument("--options", type=int, default=6, metavar="N",
+                   help="choices per question, 'None of the above' included (6)")
+    p.add_argument("--variant", choices=["original", "substituted"], default="original")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--kinds", default="lookahead,false-summary,other-book", metavar="K1,K2",
+                   help="kinds of wrong options: lookahead, false-summary, other-book (all three)")
+    p.add_argument("--reconstruction", type=int, default=20, metavar="N",
+                   help="scenes with reconstruction questions, each with and without its text (20)")
+    p.add_argument("--summaries", metavar="LABEL", help="whose summaries to use (default: the newest)")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_questions)
+
+    p = commands.add_parser("run", help="ask a model the questions")
+    add_project_argument(p)
+    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("--variant", choices=["original", "substituted"], default="original")
+    p.add_argument("--context-words", type=int, metavar="N",
+                   help="show at most the last N words of the book before each question")
+    p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
+    p.add_argument("--retry-failed", action="store_true", help="only ask again where the request failed")
+    p.add_argument("--yes", action="store_true", help="do not ask before calls that may cost money")
+    p.set_defaults(handler=cmd_run)
+
+    p = commands.add_parser("curve", help="the forgetting curve: accuracy by retention demand, with 95%% CIs")
+    add_project_argument(p)
+    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("--by-kind", action="store_true", help="one curve per kind of wrong options")
+    p.add_argument("--bins", metavar="W1,W2,...", help="lower edges of the bins in words (default 0,1000,2500,...)")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_curve)
+
+    for name, (helptext, _) in RESULT_TABLES.items():
+        p = commands.add_parser(name, help=helptext)
+        add_project_argument(p)
+        p.add_argument("--model", required=True, metavar="LABEL")
+        add_format_argument(p)
+        p.set_defaults(handler=cmd_result_table)
+
+    p = commands.add_parser("export", help="write a book's questions as JSON Lines")
+    add_project_argument(p)
+    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl")
+    p.add_argument("--variant", choices=["original", "substituted"])
+    p.add_argument("--text", type=Path, metavar="FILE.txt", help="also write the text the offsets refer to")
+    p.set_defaults(handler=cmd_export)
+
+    p = commands.add_parser("import", help="read questions from a JSON Lines file for a book of the library")
+    add_project_argument(p)
+    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("file", type=Path, metavar="FILE.jsonl")
+    p.add_argument("--variant", choices=["original", "substituted"], help="the text the questions are about")
+    p.set_defaults(handler=cmd_import)
+
+    reading.set_defaults(handler=lambda args: reading.print_help() or 2)
+
+
+def cmd_scenes(args: argparse.Namespace) -> int:
+    from workbench.probes.reading.scenes import make_scenes, scenes_frame
+
+    with opened(args.project) as project:
+        scene_set = make_scenes(project, args.book, args.words)
+        frame = scenes_frame(project, scene_set)
+    print_frame(frame, args.format)
+    return 0
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    from workbench.models.registry import get_model
+    from workbench.probes.reading.summaries import estimate_summary_cost, summarize_with_model
+    from workbench.probes.summaries.plans import is_paid
+
+    with opened(args.project) as project:
+        spec = get_model(project, args.model)
+        if is_paid(spec) and not args.yes:
+            estimate = estimate_summary_cost(project, args.book, spec, hierarchical=args.hierarchical,
+                                             group=args.group, max_tokens=args.max_tokens)
+            question = f"Summarizing with '{spec.label}' takes {estimate.describe()} Continue?"
+            if not confirm(question):
+                raise UserError(f"Nothing was asked. {estimate.describe()} Add --yes to go ahead.")
+        report = summarize_with_model(project, args.book, spec, hierarchical=args.hierarchical, group=args.group,
+                                      max_tokens=args.max_tokens, max_attempts=args.attempts,
+                                      state=progress_state(f"Summarizing with {spec.label}"))
+    print(report.describe())
+    return 0
+
+
+def cmd_import_summaries(args: argparse.Namespace) -> int:
+    from workbench.probes.reading.summaries import import_summaries
+
+    with opened(args.project) as project:
+        report = import_summaries(project, args.book, args.file, args.model_label or args.file.stem)
+    print(report.describe())
+    return 0
+
+
+def cmd_substitute(args: argparse.Namespace) -> int:
+    from workbench.probes.reading.substitution import names_frame, substitute_book
+
+    with opened(args.project) as project:
+        substitution = substitute_book(project, args.book, args.seed, state=progress_state("Reading the book"))
+        frame = names_frame(project, args.book)
+    print_frame(frame, args.format)
+    if args.format == "table":
+        print(f"{len(frame)} name words replaced at {len(substitution.edits)} places in the book.")
+    return 0
+
+
+def cmd_questions(args: argparse.Namespace) -> int:
+    from workbench.probes.reading.questions import QuestionSettings, build_questions, question_counts
+
+    settings = QuestionSettings(every=args.every, options=args.options, seed=args.seed,
+                                kinds=tuple(k.strip() for k in args.kinds.split(",") if k.strip()),
+                                reconstruction=args.reconstruction)
+    with opened(args.project) as project:
+        question_set = build_questions(project, args.book, settings, variant=args.variant,
+                                       summaries_model=args.summaries)
+        counts = question_counts(project, question_set.id)
+    print_frame(counts, args.format)
+    if args.format == "table":
+        print(f"Question set {question_set.id} ({question_set.variant} text, summaries by {question_set.summaries}): "
+              f"{int(counts['questions'].sum())} questions.")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from workbench.models.registry import get_model
+    from workbench.probes.reading.run import estimate_questions_cost, run_questions
+    from workbench.probes.summaries.plans import is_paid
+
+    with opened(args.project) as project:
+        spec = get_model(project, args.model)
+        if is_paid(spec) and not args.yes:
+            estimate = estimate_questions_cost(project, spec, variant=args.variant, book_ids=args.book,
+                                               context_words=args.context_words)
+            if not confirm(f"Asking '{spec.label}' the questions takes {estimate.describe()} Continue?"):
+                raise UserError(f"Nothing was asked. {estimate.describe()} Add --yes to go ahead.")
+        reports = run_questions(project, args.model, variant=args.variant, book_ids=args.book,
+                                context_words=args.context_words, retry_failed=args.retry_failed,
+                                state=progress_state(f"Asking {args.model}"))
+    status = 0
+    for report in reports:
+        line = f"Run {report.run_id}: {report.done} of {report.total} questions answered"
+        if report.failed:
+            line += f", {report.failed} failed (see 'palimpsest jobs'; try again with --retry-failed"
+            line += ", or give --context-words if the book did not fit the model)" if args.context_words is None else ")"
+        print(line + ".")
+        if report.message:
+            print(report.message)
+        status = status or (0 if report.status == "done" else 1)
+    return status
+
+
+def _bins(text: str | None):
+    from workbench.probes.reading.results import DEFAULT_BINS
+
+    if not text:
+        return DEFAULT_BINS
+    try:
+        edges = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError as exc:
+        raise UserError(f"--bins takes whole numbers of words separated by commas, not '{text}'.") from exc
+    if not edges or edges[0] != 0:
+        edges = [0, *edges]
+    return tuple(edges)
+
+
+def cmd_curve(args: argparse.Namespace) -> int:
+    from workbench.probes.reading.results import forgetting_curve
+
+    with opened(args.project) as project:
+        frame = forgetting_curve(project, args.model, bins=_bins(args.bins), by_kind=args.by_kind)
+    print_frame(frame, args.format)
+    return 0
+
+
+def cmd_result_table(args: argparse.Namespace) -> int:
+    from workbench.probes.reading import results
+
+    with opened(args.project) as project:
+        frame = getattr(results, RESULT_TABLES[args.reading_command][1])(project, args.model)
+    print_frame(frame, args.format)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from workbench.probes.reading.exchange import export_questions
+
+    with opened(args.project) as project:
+        count = export_questions(project, args.book, args.out, variant=args.variant, text_out=args.text)
+    print(f"Wrote {count} questions to {args.out}" + (f" and the text to {args.text}." if args.text else "."))
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from workbench.probes.reading.exchange import import_questions
+    from workbench.probes.reading.questions import question_count
+
+    with opened(args.project) as project:
+        sets = import_questions(project, args.file, args.book, variant=args.variant)
+        counts = [question_count(project, s.id) for s in sets]
+    for question_set, count in zip(sets, counts):
+        print(f"Question set {question_set.id}: {count} {question_set.variant} questions for book {args.book}.")
+    return 0

@@ -1,0 +1,238 @@
+"""The reading probe's results: forgetting curves, their slope, and reconstruction scores.
+
+Which answers count: for each book, text variant and model, the model's newest ``reading-answer`` run.
+Raw replies are parsed again whenever results are read (``asking``).
+
+- **Accuracy** of read-along questions = right answers / questions answered. An unparsed reply is an
+  answer that is not right (counted in ``unparsed``); a request that failed is no answer (counted in
+  ``failed``, outside the denominator). 95% Wilson intervals. ``chance`` is the mean of 1 / choices.
+- **Forgetting curve**: accuracy of the questions whose answer is a summary (not "None of the above"),
+  by bins of retention demand in words.
+- **Slope**: a logistic regression (statsmodels ``Logit``) of right/wrong on ln(1 + retention demand),
+  per variant, with its 95% Wald interval and p-value; ``odds_ratio_per_tenfold`` = exp(10-fold change
+  x slope). A flat curve has a slope whose interval holds 0.
+- **Reconstruction**: ROUGE-1, ROUGE-2 and ROUGE-L F1 (the ``rouge-score`` package, Porter stemming)
+  of each corrected summary against the true summary, beside the same score of the false summary
+  itself (the baseline: what changing nothing earns); means with 95% percentile bootstrap intervals
+  (seeded), and the mean gain over the baseline with its paired bootstrap interval. An empty reply
+  scores 0 and is counted as unparsed; failed requests are left out and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.analysis.intervals import bootstrap_interval, wilson_interval
+from workbench.probes.reading.asking import choice_correct, parse_choice, parse_reconstruction
+from workbench.probes.reading.questions import RECONSTRUCTION_KINDS, load_questions
+from workbench.probes.reading.run import ANSWER_RUN
+
+if TYPE_CHECKING:
+    from workbench.project import Project
+
+#: lower edges of the retention-demand bins in words; the last bin has no upper edge
+DEFAULT_BINS = (0, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000)
+ROUGE_MEASURES = ("rouge1", "rouge2", "rougeL")
+BOOTSTRAP_DRAWS = 2_000
+CURVE_COLUMNS = ["variant", "bin_low", "bin_high", "questions", "correct", "accuracy", "ci_low", "ci_high",
+                 "unparsed", "failed", "chance"]
+MIN_FOR_SLOPE = 10
+
+
+# ---------------------------------------------------------------------------------------------- answers
+def answer_runs(project: "Project", model: str | None = None) -> pd.DataFrame:
+    """The newest ``reading-answer`` run per book, variant and model: run_id, model, book_id, variant, set_id."""
+    frame = pd.read_sql_query(
+        "SELECT r.id AS run_id, m.label AS model, json_extract(r.config, '$.book_id') AS book_id,"
+        " json_extract(r.config, '$.variant') AS variant, json_extract(r.config, '$.question_set') AS set_id"
+        " FROM runs r JOIN models m ON m.id = r.model_id WHERE r.kind = ? ORDER BY r.id",
+        project.db.conn, params=[ANSWER_RUN])
+    if model is not None:
+        frame = frame[frame["model"] == model]
+    return frame.drop_duplicates(["model", "book_id", "variant"], keep="last").reset_index(drop=True)
+
+
+def answers_frame(project: "Project", model: str | None = None) -> pd.DataFrame:
+    """One row per question asked: model, variant, book, the question, the raw reply and what it means."""
+    rows = []
+    for run in answer_runs(project, model).itertuples(index=False):
+        questions = {q.id: q for q in load_questions(project, int(run.set_id))}
+        replies = project.db.execute(
+            "SELECT item_id, status, raw, error, prompt, extra FROM responses WHERE run_id = ? ORDER BY item_id",
+            [run.run_id]).fetchall()
+        for item_id, status, raw, error, prompt, extra in replies:
+            question = questions.get(item_id)
+            if question is None:
+                continue
+            extra = json.loads(extra or "{}")
+            ok = status == "ok"
+            row: dict[str, Any] = {
+                "model": run.model, "variant": run.variant, "book_id": run.book_id, "run_id": run.run_id,
+                "question_id": item_id, "key": question.key, "kind": question.kind,
+                "retention_words": question.retention_words, "choices": question.choices,
+                "none_of_the_above": question.read_along and question.answer is None,
+                "status": status, "raw": raw, "error": error,
+                "context_words": extra.get("context_words"), "truncated": extra.get("truncated"),
+            }
+            if question.read_along:
+                choice = parse_choice(raw, question.choices) if ok else None
+                row.update(answer=question.correct_choice + 1, choice=None if choice is None else choice + 1,
+                           correct=ok and choice_correct(question, choice), unparsed=ok and choice is None)
+            else:
+                text = parse_reconstruction(raw, prompt) if ok else ""
+                row.update(reconstruction=text, reference=question.body["reference"],
+                           false_summary=question.body["false_summary"], correct=None, unparsed=ok and not text)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _read_along(answers: pd.DataFrame) -> pd.DataFrame:
+    if answers.empty:
+        return answers
+    return answers[~answers["kind"].isin(RECONSTRUCTION_KINDS)]
+
+
+def _tally(group: pd.DataFrame) -> dict[str, Any]:
+    answered = group[group["status"] == "ok"]
+    n, correct = len(answered), int(answered["correct"].sum())
+    low, high = wilson_interval(correct, n)
+    return {"questions": n, "correct": correct, "accuracy": correct / n if n else math.nan, "ci_low": low,
+            "ci_high": high, "unparsed": int(answered["unparsed"].sum()), "failed": int((group["status"] != "ok").sum()),
+            "chance": float((1 / group["choices"]).mean())}
+
+
+def retention_bins(values: pd.Series, edges: Sequence[int] = DEFAULT_BINS) -> pd.DataFrame:
+    """The bin of each retention demand: ``bin_low`` (inclusive) and ``bin_high`` (exclusive; NaN: open)."""
+    edges = sorted(edges)
+    index = np.searchsorted(edges, values.to_numpy(dtype=float), side="right") - 1
+    index = np.clip(index, 0, len(edges) - 1)
+    lows = np.asarray(edges, dtype=float)[index]
+    highs = np.asarray(list(edges[1:]) + [math.nan], dtype=float)[index]
+    return pd.DataFrame({"bin_low": lows, "bin_high": highs}, index=values.index)
+
+
+def forgetting_curve(project: "Project", model: str, *, bins: Sequence[int] = DEFAULT_BINS, by_kind: bool = False,
+                     answers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Accuracy by retention-demand bin, per text variant (and question kind): ``CURVE_COLUMNS``."""
+    answers = _read_along(answers_frame(project, model) if answers is None else answers)
+    columns = CURVE_COLUMNS[:1] + (["kind"] if by_kind else []) + CURVE_COLUMNS[1:]
+    if answers.empty:
+        return pd.DataFrame(columns=columns)
+    answers = answers[~answers["none_of_the_above"]]
+    answers = pd.concat([answers, retention_bins(answers["retention_words"], bins)], axis=1)
+    keys = ["variant"] + (["kind"] if by_kind else []) + ["bin_low", "bin_high"]
+    rows = [{**dict(zip(keys, key)), **_tally(group)}
+            for key, group in answers.groupby(keys, sort=True, dropna=False)]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["bin_low"] = frame["bin_low"].astype(int)
+    frame["bin_high"] = frame["bin_high"].astype("Int64")
+    return frame
+
+
+def accuracy_by_kind(project: "Project", model: str, answers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Accuracy per variant, question kind and whether 'None of the above' is the answer."""
+    answers = _read_along(answers_frame(project, model) if answers is None else answers)
+    columns = ["variant", "kind", "none_of_the_above", *CURVE_COLUMNS[3:]]
+    if answers.empty:
+        return pd.DataFrame(columns=columns)
+    rows = [{"variant": v, "kind": k, "none_of_the_above": bool(none), **_tally(group)}
+            for (v, k, none), group in answers.groupby(["variant", "kind", "none_of_the_above"], sort=True)]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def logistic_slope(correct: Sequence[bool], retention_words: Sequence[float]) -> dict[str, Any]:
+    """Logistic regression of ``correct`` on ln(1 + retention words): slope, 95% interval, p-value."""
+    import statsmodels.api as sm
+
+    y = np.asarray(correct, dtype=float)
+    x = np.log1p(np.asarray(retention_words, dtype=float))
+    empty = {"questions": len(y), "slope": math.nan, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan,
+             "odds_ratio_per_tenfold": math.nan}
+    if len(y) < MIN_FOR_SLOPE:
+        return {**empty, "note": f"fewer than {MIN_FOR_SLOPE} answers"}
+    if y.min() == y.max():
+        return {**empty, "note": "all answers right" if y[0] else "no answer right"}
+    if x.min() == x.max():
+        return {**empty, "note": "every question has the same retention demand"}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # non-convergence is reported below, in words
+            fit = sm.Logit(y, sm.add_constant(x)).fit(disp=0)
+    except Exception as exc:  # perfect separation, a singular matrix: statsmodels raises several kinds
+        return {**empty, "note": f"the regression could not be fitted ({type(exc).__name__})"}
+    if not fit.mle_retvals.get("converged", True):
+        return {**empty, "note": "the regression did not converge (the retention demand separates right from wrong "
+                                 "answers completely)"}
+    low, high = fit.conf_int(alpha=0.05)[1]
+    slope = float(fit.params[1])
+    return {"questions": len(y), "slope": slope, "ci_low": float(low), "ci_high": float(high),
+            "p_value": float(fit.pvalues[1]), "odds_ratio_per_tenfold": math.exp(slope * math.log(10)), "note": ""}
+
+
+def forgetting_slope(project: "Project", model: str, answers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per variant: the logistic slope of right/wrong on ln(1 + retention demand) (answered questions
+    whose answer is a summary)."""
+    answers = _read_along(answers_frame(project, model) if answers is None else answers)
+    columns = ["variant", "questions", "slope", "ci_low", "ci_high", "p_value", "odds_ratio_per_tenfold", "note"]
+    if answers.empty:
+        return pd.DataFrame(columns=columns)
+    answers = answers[(~answers["none_of_the_above"]) & (answers["status"] == "ok")]
+    rows = [{"variant": variant, **logistic_slope(group["correct"].tolist(), group["retention_words"].tolist())}
+            for variant, group in answers.groupby("variant", sort=True)]
+    return pd.DataFrame(rows, columns=columns)
+
+
+# ---------------------------------------------------------------------------------------------- reconstruction
+def rouge_f1(references: Sequence[str], texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """ROUGE-1, -2 and -L F1 of each text against its reference (0 for an empty text)."""
+    from rouge_score import rouge_scorer
+
+    scorer = rouge_scorer.RougeScorer(list(ROUGE_MEASURES), use_stemmer=True)
+    scores = {m: np.zeros(len(texts)) for m in ROUGE_MEASURES}
+    for i, (reference, text) in enumerate(zip(references, texts)):
+        if not text:
+            continue
+        result = scorer.score(reference, text)
+        for m in ROUGE_MEASURES:
+            scores[m][i] = result[m].fmeasure
+    return scores
+
+
+def _mean_and_interval(name: str, values: np.ndarray, seed: int, draws: int) -> dict[str, float]:
+    """``{name}_mean`` (just ``gain`` for the gain), ``{name}_low``, ``{name}_high``: the mean and its interval."""
+    low, high = bootstrap_interval(values, seed=seed, resamples=draws)
+    return {name if name == "gain" else f"{name}_mean": float(values.mean()), f"{name}_low": low, f"{name}_high": high}
+
+
+def reconstruction_scores(project: "Project", model: str, *, seed: int = 0, draws: int = BOOTSTRAP_DRAWS,
+                          answers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per variant, kind (with or without the passage) and ROUGE measure: the model's mean score and the
+    false-summary baseline's, each with a bootstrap interval, and the mean gain with its paired interval."""
+    answers = answers_frame(project, model) if answers is None else answers
+    columns = ["variant", "kind", "measure", "answers", "unparsed", "failed", "model_mean", "model_low", "model_high",
+               "baseline_mean", "baseline_low", "baseline_high", "gain", "gain_low", "gain_high"]
+    if answers.empty:
+        return pd.DataFrame(columns=columns)
+    answers = answers[answers["kind"].isin(RECONSTRUCTION_KINDS)]
+    rows = []
+    for (variant, kind), group in answers.groupby(["variant", "kind"], sort=True):
+        done = group[group["status"] == "ok"]
+        if done.empty:
+            continue
+        ours = rouge_f1(done["reference"].tolist(), done["reconstruction"].tolist())
+        baseline = rouge_f1(done["reference"].tolist(), done["false_summary"].tolist())
+        for measure in ROUGE_MEASURES:
+            rows.append({
+                "variant": variant, "kind": kind, "measure": measure, "answers": len(done),
+                "unparsed": int(done["unparsed"].sum()), "failed": int((group["status"] != "ok").sum()),
+                **_mean_and_interval("model", ours[measure], seed, draws),
+                **_mean_and_interval("baseline", baseline[measure], seed, draws),
+                **_mean_and_interval("gain", ours[measure] - baseline[measure], seed, draws),
+            })
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,227 @@
+"""Asking a model the questions of a question set, through the one job runner (run kind ``reading-answer``).
+
+One run per question set, model and settings; ``responses.item_id`` is the question's id. Read-along
+questions go out with the ``reading-choice`` template and the choice parameters (greedy, a few tokens),
+reconstruction questions with ``reading-reconstruct`` or ``reading-reconstruct-passage`` and the
+reconstruction parameters. Every raw reply is stored; parsing and scoring happen when results are read.
+
+**How much book.** A read-along prompt holds the variant's text up to the checkpoint. With
+``context_words`` it holds at most that many words (cut from the start). Without it, a llama.cpp model
+gets what fits its context (``n_ctx``, less the question, the answer and a margin, at
+``TOKENS_PER_WORD``), every other model the whole text so far; a prompt that does not fit is stored as a
+failure, and the report says to give ``context_words``. Each response records, in ``extra``, the words
+given (``context_words``), where they start (``context_start_char``) and whether the text was cut.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from workbench.errors import UserError
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.models.base import GenerationParams, Request, prompt_request
+from workbench.models.calls import generation_process
+from workbench.probes.reading.asking import (
+    CHOICE_TEMPLATE,
+    PASSAGE_TEMPLATE,
+    RECONSTRUCT_TEMPLATE,
+    BookText,
+    choice_prompt,
+    passage_of,
+    reconstruct_prompt,
+)
+from workbench.probes.reading.questions import QuestionSet, get_question_set, latest_question_sets, load_questions
+from workbench.progress import TaskState
+from workbench.prompt_templates import get_template, template_by_id
+
+if TYPE_CHECKING:
+    from workbench.models.base import Backend
+    from workbench.models.prices import CostEstimate
+    from workbench.models.registry import ModelSpec
+    from workbench.project import Project
+
+ANSWER_RUN = "reading-answer"
+CHOICE_PARAMS = GenerationParams(temperature=0.0, max_tokens=8, seed=0)
+RECONSTRUCT_PARAMS = GenerationParams(temperature=0.0, max_tokens=300, seed=0)
+TOKENS_PER_WORD = 1.4
+CONTEXT_MARGIN_TOKENS = 32
+
+
+def variant_text(project: "Project", question_set: QuestionSet) -> str:
+    """The book's text as the question set's variant has it (names replaced for 'substituted')."""
+    from workbench.corpus.library import book_text
+    from workbench.probes.reading.substitution import require_substitution
+
+    if question_set.book_id is None:
+        raise UserError(f"Question set {question_set.id} is not tied to a book of the library, so there is no "
+                        "text to show the model. Import it again with --book.")
+    text = book_text(project, question_set.book_id)
+    if question_set.variant == "substituted":
+        text = require_substitution(project, question_set.book_id).apply(text)
+    return text
+
+
+def _context_budget(spec: "ModelSpec", question_tokens: int, max_tokens: int) -> int | None:
+    """Words of book that fit a llama.cpp model's context beside the question; None for other backends."""
+    if spec.backend != "gguf":
+        return None
+    n_ctx = int(spec.params.get("n_ctx", 2048))
+    return max(0, int((n_ctx - question_tokens - max_tokens - CONTEXT_MARGIN_TOKENS) / TOKENS_PER_WORD))
+
+
+def _process(project: "Project", run: dict, backend: "Backend", spec: "ModelSpec"):
+    """The run's job process and units: one request per question, with the context record in ``extra``."""
+    from workbench.models.prices import rough_token_count
+
+    config = run["config"]
+    question_set = get_question_set(project, config["question_set"])
+    questions = {q.id: q for q in load_questions(project, question_set.id)}
+    book = BookText(variant_text(project, question_set))
+    templates = {kind: template_by_id(project, tid) for kind, tid in config["templates"].items()}
+    choice = GenerationParams.from_dict(run["params"]["choice"])
+    rebuild = GenerationParams.from_dict(run["params"]["reconstruct"])
+    limit = config.get("context_words")
+    given: dict[int, dict[str, Any]] = {}
+
+    def build(unit: Unit) -> Request:
+        question = questions[unit.item_id]
+        if question.read_along:
+            words = limit
+            if words is None:
+                bare = choice_prompt(templates["choice"], question, book.before(0))
+                words = _context_budget(spec, rough_token_count(bare), choice.max_tokens)
+            context = book.before(question.checkpoint_char, words)
+            given[unit.item_id] = {"context_words": context.words, "context_start_char": context.start_char,
+                                   "truncated": context.truncated}
+            return prompt_request(backend, choice_prompt(templates["choice"], question, context), choice)
+        passage = passage_of(question, book.text)
+        template = templates["reconstruct-passage" if passage is not None else "reconstruct"]
+        return prompt_request(backend, reconstruct_prompt(template, question, passage), rebuild)
+
+    send = generation_process(backend, build)
+
+    def process(units: Sequence[Unit], state: TaskState) -> Iterable[tuple[Unit, Outcome]]:
+        for unit, outcome in send(units, state):
+            if unit.item_id in given:
+                outcome.extra = {**(outcome.extra or {}), **given.pop(unit.item_id)}
+            yield unit, outcome
+
+    return process, [Unit(i) for i in questions]
+
+
+def execute(project: "Project", run_id: int, backend: "Backend", spec: "ModelSpec", state: TaskState | None = None,
+            *, retry_failed: bool = False) -> JobReport:
+    process, units = _process(project, get_run(project, run_id), backend, spec)
+    return run_job(project, run_id, units, process, state, retry_failed=retry_failed)
+
+
+def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", backend: "Backend", *,
+            context_words: int | None = None, choice_params: GenerationParams = CHOICE_PARAMS,
+            reconstruct_params: GenerationParams = RECONSTRUCT_PARAMS, state: TaskState | None = None,
+            retry_failed: bool = False) -> JobReport:
+    """Ask one question set (continuing the run with the same settings, if there is one)."""
+    if context_words is not None and context_words < 0:
+        raise UserError("The number of words of book to show cannot be negative.")
+    templates = {"choice": get_template(project, CHOICE_TEMPLATE, kind=CHOICE_TEMPLATE).id,
+                 "reconstruct": get_template(project, RECONSTRUCT_TEMPLATE, kind=RECONSTRUCT_TEMPLATE).id,
+                 "reconstruct-passage": get_template(project, PASSAGE_TEMPLATE, kind=PASSAGE_TEMPLATE).id}
+    config = {"question_set": question_set.id, "book_id": question_set.book_id, "variant": question_set.variant,
+              "context_words": context_words, "templates": templates}
+    params = {"choice": choice_params.as_dict(), "reconstruct": reconstruct_params.as_dict()}
+    run_id = find_or_create_run(project, ANSWER_RUN, model_id=spec.id, template_id=templates["choice"], params=params,
+                                config=config)
+    return execute(project, run_id, backend, spec, state, retry_failed=retry_failed)
+
+
+def run_questions(project: "Project", model: "str | ModelSpec", *, variant: str = "original",
+                  book_ids: Sequence[int] | None = None, context_words: int | None = None,
+                  choice_params: dict[str, Any] | None = None, reconstruct_params: dict[str, Any] | None = None,
+                  state: TaskState | None = None, retry_failed: bool = False,
+                  backend: "Backend | None" = None) -> list[JobReport]:
+    """Ask ``model`` every question of the newest question set of each book (of ``book_ids``, if given)
+    in the ``variant``; one report per question set. ``choice_params`` / ``reconstruct_params`` change
+    the generation parameters (``{"max_tokens": 4}``, a ``logit_bias`` ...)."""
+    from workbench.models.registry import ModelSpec, get_model, open_backend
+
+    spec = model if isinstance(model, ModelSpec) else get_model(project, model)
+    if spec.backend == "external":
+        raise UserError(f"'{spec.label}' holds imported results; it cannot answer questions.")
+    sets = latest_question_sets(project, variant=variant, book_ids=book_ids)
+    if not sets:
+        raise UserError(f"There are no {variant} questions yet. Build them with 'palimpsest reading questions'"
+                        + (" --variant substituted." if variant == "substituted" else "."))
+    choice = GenerationParams.from_dict({**CHOICE_PARAMS.as_dict(), **(choice_params or {})})
+    rebuild = GenerationParams.from_dict({**RECONSTRUCT_PARAMS.as_dict(), **(reconstruct_params or {})})
+    opened = contextlib.nullcontext(backend) if backend is not None else open_backend(spec, project)
+    reports = []
+    with opened as live:
+        for question_set in sets:
+            if state is not None and state.cancelled:
+                break
+            reports.append(run_set(project, question_set, spec, live, context_words=context_words,
+                                   choice_params=choice, reconstruct_params=rebuild, state=state,
+                                   retry_failed=retry_failed))
+    return reports
+
+
+def estimate_questions_cost(project: "Project", model: "str | ModelSpec", *, variant: str = "original",
+                            book_ids: Sequence[int] | None = None, context_words: int | None = None,
+                            choice_params: dict[str, Any] | None = None,
+                            reconstruct_params: dict[str, Any] | None = None) -> "CostEstimate":
+    """Requests, tokens and the most that asking the questions still unanswered can cost. A read-along
+    prompt counts the book before its checkpoint (at most ``context_words`` words) at ``TOKENS_PER_WORD``,
+    the rest of it as the template renders it; every answer as long as allowed."""
+    from workbench.models.prices import LOCAL_BACKENDS, CostEstimate, price_for, rough_token_count
+    from workbench.models.registry import ModelSpec, get_model
+
+    spec = model if isinstance(model, ModelSpec) else get_model(project, model)
+    choice = GenerationParams.from_dict({**CHOICE_PARAMS.as_dict(), **(choice_params or {})})
+    rebuild = GenerationParams.from_dict({**RECONSTRUCT_PARAMS.as_dict(), **(reconstruct_params or {})})
+    templates = {kind: get_template(project, name, kind=name) for kind, name in
+                 (("choice", CHOICE_TEMPLATE), ("reconstruct", RECONSTRUCT_TEMPLATE), ("passage", PASSAGE_TEMPLATE))}
+    answered = _answered(project, spec)
+    requests = prompt_tokens = completion_tokens = 0
+    for question_set in latest_question_sets(project, variant=variant, book_ids=book_ids):
+        for question in load_questions(project, question_set.id):
+            if (question_set.id, question.id) in answered:
+                continue
+            requests += 1
+            if question.read_along:
+                words = question.checkpoint_word or 0
+                words = words if context_words is None else min(words, context_words)
+                bare = choice_prompt(templates["choice"], question, BookText("").before(0))
+                prompt_tokens += rough_token_count(bare) + int(words * TOKENS_PER_WORD)
+                completion_tokens += choice.max_tokens
+            else:
+                passage = question.body.get("passage_end", 0) - question.body.get("passage_start", 0)
+                template = templates["passage" if passage else "reconstruct"]
+                prompt_tokens += rough_token_count(reconstruct_prompt(template, question, "" if passage else None))
+                prompt_tokens += int(passage / 5 * TOKENS_PER_WORD)  # about five characters a word
+                completion_tokens += rebuild.max_tokens
+    local = spec.backend in LOCAL_BACKENDS
+    return CostEstimate(requests, prompt_tokens, completion_tokens, None if local else price_for(project, spec.ref),
+                        local)
+
+
+def _answered(project: "Project", spec: "ModelSpec") -> set[tuple[int, int]]:
+    """(question set, question) pairs the model has an answer for, in any of its runs."""
+    rows = project.db.execute(
+        "SELECT json_extract(r.config, '$.question_set'), x.item_id FROM responses x JOIN runs r ON r.id = x.run_id"
+        " WHERE r.kind = ? AND r.model_id = ? AND x.status = 'ok'", [ANSWER_RUN, spec.id])
+    return {(a, b) for a, b in rows.fetchall()}
+
+
+def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:
+    """Continue a ``reading-answer`` run (Jobs page, ``palimpsest continue``)."""
+    from workbench.models.registry import get_model, open_backend
+
+    run = get_run(project, run_id)
+    if run["model_id"] is None:
+        raise UserError(f"Run {run_id} was made with a model that is no longer in the project.")
+    spec = get_model(project, run["model_id"])
+    with open_backend(spec, project) as backend:
+        return execute(project, run_id, backend, spec, state, retry_failed=retry_failed)
+
+
+register_resumer(ANSWER_RUN, resume)
