@@ -116,6 +116,7 @@ class ChartView(QWidget):
         self.plot.setObjectName("cloze-plot")
         self.plot.setAntialiasing(True)
         self.plot.ci.setContentsMargins(4, 4, 4, 4)
+        self.plot.ci.layout.setHorizontalSpacing(16)  # room for the last value of a left panel's axis
         self.main = self._panel()
         self.side = self._panel()  # the named best and worst books beside a long ranking
         self.top_margin = self._panel()  # a crowded scatter's distributions along its axes
@@ -171,7 +172,8 @@ class ChartView(QWidget):
                   "margins": [(self.top_margin, 0, 0), (self.main, 1, 0), (self.right_margin, 1, 1)]}[arrangement]
         for panel, row, column in placed:
             grid.addItem(panel, row, column)
-        stretch = {"single": ((1, 1), (1, 1)), "ranked": ((1, 1), (1, 1)), "margins": ((4, 1), (1, 4))}[arrangement]
+        # (columns, rows); an empty row or column keeps its stretch in the grid unless it is set to 0
+        stretch = {"single": ((1, 0), (1, 0)), "ranked": ((1, 1), (1, 0)), "margins": ((4, 1), (1, 4))}[arrangement]
         for index, factor in enumerate(stretch[0]):
             grid.layout.setColumnStretchFactor(index, factor)
         for index, factor in enumerate(stretch[1]):
@@ -291,6 +293,8 @@ class ChartView(QWidget):
             shown.showGrid(x=True, y=False, alpha=GRID_ALPHA)
             shown.setXRange(-0.02, 1.02, padding=0)
         item.setYRange(-0.7, count - 0.3, padding=0)
+        if panel is not None:  # room for the side panel's last value (pyqtgraph hides a label that overhangs)
+            self.side.setXRange(-0.02, 1.05, padding=0)
         any_flagged = bool(frame["flagged"].fillna(False).astype(bool).any())
         if colour_by or any_flagged:
             self._show_legend(colours if colour_by else {}, colour_by or "", flagged=any_flagged)
@@ -418,8 +422,6 @@ class ChartView(QWidget):
         self.right_margin.getAxis("left").setStyle(showValues=False)
         self.right_margin.getAxis("left").setWidth(8)
         self._label("bottom", "books", self.right_margin)
-        for margin in (self.top_margin, self.right_margin):
-            margin.showGrid(x=True, y=True, alpha=GRID_ALPHA)
 
     # ------------------------------------------------------------------ accuracy against year
     def show_year(self, frame: pd.DataFrame) -> None:

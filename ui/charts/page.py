@@ -332,6 +332,7 @@ class ChartsPage(Page):
             return
         if name == "cloze-accuracy":
             self.view.show_accuracy(frame, options.get("color_by"))
+            self.top_n.setEnabled(len(frame) > MAX_LABELLED_BOOKS)  # a few books are all named anyway
         elif name == "cloze-categories":
             self.view.show_categories(frame)
         elif name == "cloze-models":
