@@ -23,6 +23,7 @@ from benchmarks.common import line, skipped
 GOAL_MS = 100.0
 TICK_MS = 5
 STEP_TIMEOUT_S = 300
+RUN_STEP = "a run of the probe"
 
 
 class StallMeter:
@@ -41,7 +42,7 @@ class StallMeter:
         self.timer.timeout.connect(self._tick)
         self.step = ""
         self.longest: dict[str, float] = {}
-        self.cpu_of_longest = (0.0, 0.0)  # GUI thread, process (seconds) during the longest gap of all
+        self.cpu: dict[str, tuple[float, float]] = {}  # GUI thread, process (seconds) in each step's longest gap
         self._last = (0.0, 0.0, 0.0)
 
     def _now(self) -> tuple[float, float, float]:
@@ -50,10 +51,9 @@ class StallMeter:
     def _tick(self) -> None:
         now = self._now()
         gap = now[0] - self._last[0]
-        if gap > max(self.longest.values(), default=0.0):
-            self.cpu_of_longest = (now[1] - self._last[1], now[2] - self._last[2])
         if gap > self.longest.get(self.step, 0.0):
             self.longest[self.step] = gap
+            self.cpu[self.step] = (now[1] - self._last[1], now[2] - self._last[2])
         self._last = now
 
     def start(self) -> None:
@@ -71,10 +71,10 @@ class StallMeter:
     def by_step_ms(self) -> dict[str, float]:
         return {step: round(gap * 1000, 1) for step, gap in self.longest.items()}
 
-    def report(self) -> dict:
-        """What the benchmark line says besides the longest stall."""
-        step, _ = self.worst()
-        gui, process = self.cpu_of_longest
+    def report(self, step: str | None = None) -> dict:
+        """What the benchmark line says besides the longest stall (of ``step``, else of all steps)."""
+        step = step or self.worst()[0]
+        gui, process = self.cpu[step]
         return {"worst_step": step, "worst_gui_cpu_ms": round(gui * 1000, 1),
                 "worst_process_cpu_ms": round(process * 1000, 1), "steps_ms": self.by_step_ms(),
                 "load_average": round(os.getloadavg()[0], 1), "cores": os.cpu_count()}
@@ -197,7 +197,7 @@ def stall_during_run(app, quick: bool):
             plan.check()
             started = time.perf_counter()
             # the run as Run probe starts it once its cost question is answered (a local stub costs nothing)
-            run_step(meter, "a run of the probe", lambda: page._run(plan), lambda: not ops.busy)
+            run_step(meter, RUN_STEP, lambda: page._run(plan), lambda: not ops.busy)
             seconds = time.perf_counter() - started
         finally:
             meter.stop()
@@ -208,9 +208,9 @@ def stall_during_run(app, quick: bool):
         project.close()
     if answered != passages or passages != units:
         raise RuntimeError(f"the run answered {answered} of {passages} passages (expected {units})")
-    _, worst = meter.worst()
+    worst = meter.longest[RUN_STEP] * 1000  # opening the page is the switching benchmark's business
     return line("gui_stall_run", worst, "ms", f"<= {GOAL_MS:g} ms", worst <= GOAL_MS, units=units,
-                run_s=round(seconds, 1), books_shown=shown, **meter.report())
+                run_s=round(seconds, 1), books_shown=shown, **meter.report(RUN_STEP))
 
 
 # ---------------------------------------------------------------------------------------------- (b) switching
@@ -250,8 +250,9 @@ def stall_while_switching(app, quick: bool):
         idle = lambda: not ops.busy  # noqa: E731
         meter.start()
         try:
-            run_step(meter, "open the Charts page", lambda: (charts.set_project(project), charts.on_shown()), idle)
-            settle(meter, "open the Charts page", 0.2)
+            run_step(meter, "the Charts page: the project opened", lambda: charts.set_project(project), idle)
+            run_step(meter, "the Charts page shown", charts.on_shown, idle)
+            settle(meter, "the Charts page shown", 0.2)
             other = [m for m in ("gpt4", "chatgpt") if m != charts.model.currentData()][0]
             for step, choices in [
                 ("model against model", {"chart": "cloze-models"}),
@@ -286,9 +287,9 @@ def stall_while_switching(app, quick: bool):
 
             probes = ProbesPage(ops)
             probes.resize(1400, 900)
-            run_step(meter, "open the Probes page", lambda: (probes.show(), probes.set_project(project),
-                                                             probes.on_shown()), idle)
-            settle(meter, "open the Probes page", 0.2)
+            run_step(meter, "the Probes page: the project opened", lambda: probes.set_project(project), idle)
+            run_step(meter, "the Probes page shown", lambda: (probes.show(), probes.on_shown()), idle)
+            settle(meter, "the Probes page shown", 0.2)
             run_step(meter, "the Runs tab", lambda: probes.results.setCurrentIndex(1), idle)
             run_step(meter, "the accuracy tab", lambda: probes.results.setCurrentIndex(0), idle)
             settle(meter, "the accuracy tab", 0.1)
