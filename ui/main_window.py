@@ -63,6 +63,8 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings("Palimpsest", "Palimpsest")
         self.project: Project | None = None
         self.ops = BackgroundOps(self)
+        self.message_gate = dialogs.MessageGate(self)  # found by ``ui.dialogs`` through the pages' parents
+        self.message_gate.waiting_changed.connect(self._messages_waiting)
         self.pages: dict[str, Page] = {}
 
         self.nav = QListWidget()
@@ -279,15 +281,20 @@ class MainWindow(QMainWindow):
         page.on_shown()
         self._apply_blinding()
 
+    def blinded_page(self) -> Page | None:
+        """The page showing a blinded session, if any (see ``Page.blinded``)."""
+        return next((page for page in self.pages.values() if page.blinded), None)
+
     @property
     def blinded(self) -> bool:
-        """Whether the visible page is blinded (see ``Page.blinded``)."""
-        return self.stack.count() > 0 and self.current_page().blinded
+        return self.blinded_page() is not None
 
     def _apply_blinding(self) -> None:
-        """While the visible page is blinded, the title, File menu and status bar name no project or file;
-        the file actions wait until the session ends (their dialogs would list file names)."""
+        """While a page is blinded, the title, File menu and status bar name no project or file; the file
+        actions wait until the session ends (their dialogs would list file names), and so do messages and
+        windows from other work (``dialogs.MessageGate``)."""
         blinded = self.blinded
+        self.message_gate.hold_for(self.blinded_page())
         open_ = self.project is not None
         self.action_new.setEnabled(not blinded)
         self.action_open.setEnabled(not blinded)
@@ -314,6 +321,11 @@ class MainWindow(QMainWindow):
             return
         self.status_label.setText(f"Working: {ops[0].label}" + (f" (+{len(ops) - 1} more)" if len(ops) > 1 else "") if ops else "")
 
+    def _messages_waiting(self, count: int) -> None:
+        page = self.blinded_page()
+        if page is not None:
+            page.show_messages_waiting(count)
+
     def _error(self, message: str) -> None:
         dialogs.show_error(self, message)
 
@@ -324,6 +336,7 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self.shutdown()
+        self.message_gate.release()  # the session ended with the project: what waited is shown before quitting
         event.accept()
 
     def shutdown(self) -> None:

@@ -190,3 +190,30 @@ def test_blinded_views_carry_no_metadata(project, books):
     set_blinded(project, task, False)
     open_view = Session(project, task, "Ann").current
     assert open_view.details["Book"] and open_view.details["Author"]
+
+
+def test_imported_item_ids_never_head_a_blinded_item_only_its_place_in_the_annotators_order(project, tmp_path):
+    """An id from the file (``gpt4o_female_001``) names the model and condition: a blinded session shows
+    "Item 2 of 4" (the annotator's own order), never the id; an open task shows the id among its details."""
+    from tests.fixtures.annotation_data import write_csv
+    from workbench.annotation.item_import import import_items
+    from workbench.annotation.tasks import set_blinded
+
+    task = create_task(project, "lab", "label", labels=["woman", "man"], blinded=True, seed=7)
+    ids = [f"gpt4o_female_{k:03d}" for k in range(4)]
+    import_items(project, task, write_csv(tmp_path / "items.csv", ["item_id", "text", "model"],
+                                          [[key, f"Response {k}.", "gpt-4o"] for k, key in enumerate(ids)]))
+    session = open_session(project, task, "Ann")
+    headings = []
+    while session.current is not None:
+        view = session.current
+        assert all(key not in repr(view) for key in ids) and "gpt" not in repr(view)
+        headings.append(view.heading)
+        session.answer("woman")
+    assert headings == [f"Item {n} of 4" for n in range(1, 5)]
+    session.undo()
+    assert session.current.heading == "Item 4 of 4"
+
+    set_blinded(project, task, False)
+    view = Session(project, task, "Ann").current
+    assert view.heading == "Item 4 of 4" and view.details["Item id"] in ids and view.details["Model"] == "gpt-4o"

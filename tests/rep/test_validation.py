@@ -54,9 +54,9 @@ def test_tasks_are_blinded_samples_without_the_judge(project, judged):
 
 def answer_all(project, task, annotator, truth_by_response, flip=()):
     session = open_session(project, task, annotator)
-    response_of = {item.item_key: item.meta["response_id"] for item in list_items(project, task)}
+    response_of = {item.id: item.meta["response_id"] for item in list_items(project, task)}
     while not session.finished:
-        rid = response_of[session.current.key]
+        rid = response_of[session.current.item_id]
         label = truth_by_response[rid]
         if rid in flip:
             label = "non-binary"

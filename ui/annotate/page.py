@@ -42,6 +42,13 @@ from workbench.annotation.tasks import Task, delete_task, get_task, list_tasks
 from workbench.errors import UserError
 
 KIND_NAMES = {"narrative-time": "narrative time", "summary-validity": "summary validity", "label": "labels"}
+HELD_NOTE = {
+    0: "",
+    1: "A message from other work is waiting. It will be shown when you pause or finish the session "
+       "(Leave, or Back to the start).",
+    2: "{count} messages from other work are waiting. They will be shown when you pause or finish the session "
+       "(Leave, or Back to the start).",
+}
 RESULTS_CLOSED = ("The results (everyone's answers and the agreement) are closed while you annotate, so that "
                   "each judgement stays your own. Leave the session to see them.")
 
@@ -148,8 +155,16 @@ class AnnotatePage(Page):
         self.tabs.addTab(self.results, "Results")
         self.tabs.currentChanged.connect(lambda _: self.results.refresh() if self.tabs.currentWidget() is self.results else None)
 
+        # messages from other work wait while a blinded session is on screen (``ui.dialogs.MessageGate``)
+        self.held_note = QLabel()
+        self.held_note.setObjectName("messages-waiting")
+        self.held_note.setWordWrap(True)
+        self.held_note.setStyleSheet("background: #fdf6e3; border: 1px solid #e0c98a; padding: 6px;")
+        self.held_note.hide()
+
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.held_note)
         layout.addWidget(self.tabs, 1)
         self._update_enabled()
 
@@ -189,6 +204,10 @@ class AnnotatePage(Page):
     @property
     def blinded(self) -> bool:
         return self.session is not None and self.session.task.blinded
+
+    def show_messages_waiting(self, count: int) -> None:
+        self.held_note.setText(HELD_NOTE[min(count, 2)].format(count=count))
+        self.held_note.setVisible(count > 0)
 
     # ------------------------------------------------------------------ task and annotator
     def _on_task_chosen(self) -> None:
@@ -335,6 +354,7 @@ class AnnotatePage(Page):
         self.session_view.stop()
         was_blinded = self.blinded
         self.session = None
+        self.held_note.hide()  # what waited is shown now
         self._lock_navigation(False)
         if was_blinded:
             self.blinded_changed.emit()

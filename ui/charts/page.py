@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from ui import dialogs
 from ui.background import Operation
 from ui.charts.cloze_plot import ChartView
 from ui.charts.passages_dialog import PassagesDialog
@@ -363,7 +364,7 @@ class ChartsPage(Page):
         if self.passages_dialog is not None:
             self.passages_dialog.close()
         self.passages_dialog = PassagesDialog(book, frame, self)
-        self.passages_dialog.show()
+        dialogs.show_window(self.passages_dialog)  # waits while a blinded session is on screen
 
     # ------------------------------------------------------------------ exports
     def export_figure_dialog(self) -> None:

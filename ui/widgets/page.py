@@ -51,8 +51,13 @@ class Page(ProjectView):
     @property
     def blinded(self) -> bool:
         """True while the page shows a blinded annotation session: the window then shows no project or file
-        name anywhere (title, recent files, status bar), since they may name books or study conditions."""
+        name anywhere (title, recent files, status bar), since they may name books or study conditions, and
+        messages and windows from other pages wait until it ends (``ui.dialogs.MessageGate``)."""
         return False
+
+    def show_messages_waiting(self, count: int) -> None:
+        """While the page is blinded: ``count`` messages from other work wait until its session ends (a page
+        says so without naming anything)."""
 
     def on_shown(self) -> None:
         """Called each time the page becomes the visible one."""

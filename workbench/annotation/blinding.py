@@ -1,8 +1,10 @@
 """What annotators may see. Every widget, title and file an annotator meets asks here first.
 
-When a task is blinded, an item is shown by its opaque number and its text only: no book, author, year,
-model, condition or group, and the window title leaves out the project's file name (which often names the
-study's conditions). ``gold`` answers are never shown, blinded or not.
+When a task is blinded, an item is shown by its place in the annotator's own order ("Item 12 of 80") and
+its text only: no book, author, year, model, condition or group, no item id (ids come from wherever the
+items came from: a colleague's file calls them ``gpt4o_female_001``), and the window title leaves out the
+project's file name (which often names the study's conditions). ``gold`` answers are never shown, blinded
+or not.
 """
 
 from __future__ import annotations
@@ -15,18 +17,19 @@ from workbench.annotation.tasks import Task
 APP_NAME = "Palimpsest"
 
 
-def item_heading(item: Item) -> str:
-    """The same for blinded and open tasks: the opaque number never tells the book."""
-    return f"Item {item.item_key}"
+def item_heading(position: int, total: int) -> str:
+    """The same for blinded and open tasks: the item's place in the annotator's order, never its id."""
+    return f"Item {position} of {total}"
 
 
 def visible_details(task: Task, item: Item) -> dict[str, str]:
-    """Metadata an annotator may see: nothing when blinded; book, author, model and tags otherwise."""
+    """Metadata an annotator may see: nothing when blinded; the item's id, book, author, model and tags
+    otherwise."""
     if task.blinded:
         return {}
     meta: dict[str, Any] = item.meta
-    shown = {"Book": meta.get("title"), "Author": meta.get("author"), "Year": meta.get("year"),
-             "Model": meta.get("model")}
+    shown = {"Item id": item.item_key, "Book": meta.get("title"), "Author": meta.get("author"),
+             "Year": meta.get("year"), "Model": meta.get("model")}
     shown.update({str(k): v for k, v in (meta.get("tags") or {}).items()})
     shown.update({str(k): v for k, v in meta.items() if k not in ("title", "author", "year", "model", "tags", "book_id")})
     return {k: str(v) for k, v in shown.items() if v not in (None, "")}

@@ -37,8 +37,7 @@ CONFIDENCE_LEVELS = {1: "low", 2: "medium", 3: "high"}
 class ItemView:
     """What the screen shows for the current item (already blinded as the task requires)."""
 
-    item_id: int
-    key: str
+    item_id: int  # the project's own number, for the program: never shown (see ``blinding``)
     heading: str
     text: str
     context_before: str
@@ -80,6 +79,7 @@ class Session:
         self.annotator = annotator if isinstance(annotator, Annotator) else get_annotator(project, annotator)
         self.clock = clock
         self.order = assigned_items(project, self.task, self.annotator)
+        self._places = {item_id: place for place, item_id in enumerate(self.order, start=1)}
         self._item_cache: dict[int, Item] = {}
         self._states: dict[int, dict[str, Any]] = {}
         self._current_id: int | None = None
@@ -128,8 +128,7 @@ class Session:
             options = tuple(self.task.labels)
         return ItemView(
             item_id=item.id,
-            key=item.item_key,
-            heading=item_heading(item),
+            heading=item_heading(self.position, len(self.order)),
             text=item.text,
             context_before=item.context_before,
             context_after=item.context_after,
@@ -152,7 +151,7 @@ class Session:
     @property
     def position(self) -> int:
         """1-based place of the current item in the annotator's order (0 when finished)."""
-        return 0 if self._current_id is None else self.order.index(self._current_id) + 1
+        return 0 if self._current_id is None else self._places[self._current_id]
 
     # ------------------------------------------------------------------ timing
     def touch(self) -> None:
