@@ -3,11 +3,17 @@
 
 - ``gui_stall_run``: while a name-cloze run of 1,000 passages goes on the Probes page, its accuracy table
   filling in as answers arrive (an OpenAI-compatible stub server on 127.0.0.1, 8 answers at a time);
-- ``gui_stall_switching``: on a project of 571 books and two models (114,200 made-up answers in the
-  published format, ``benchmarks.published_results``): opening the Charts page, switching its charts and
-  choices, hovering, opening a book's passages, and opening the Probes page with its result tables.
+- on a project of 571 books and two models (114,200 made-up answers in the published format,
+  ``benchmarks.published_results``), the Charts and Probes pages as the window has them:
+  ``gui_stall_opening``: the project opened (both pages read it) and the Charts page shown, the first
+  chart drawn (the session's first statistics: scipy and statsmodels are imported then, on a worker);
+  ``gui_stall_switching``: switching charts and their choices, hovering, a book's passages, the Probes page
+  shown with its result tables, its tabs.
 
-Each line names the step with the longest stall and the longest stall of every step.
+Each line names the step with the longest stall, the longest stall of each step, the processor time spent
+in that longest gap (by the GUI thread, by the whole process) and the longest stretch of work on the GUI
+thread itself; on a busy machine (``load_average`` beside ``cores``) the operating system adds its own waits.
+The window is set up as the app sets it up (``ui.app``: the GIL handed over every millisecond).
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ class StallMeter:
         self.step = ""
         self.longest: dict[str, float] = {}
         self.cpu: dict[str, tuple[float, float]] = {}  # GUI thread, process (seconds) in each step's longest gap
+        self.gui_work: dict[str, float] = {}  # per step, the most processor time the GUI thread took between ticks
         self._last = (0.0, 0.0, 0.0)
 
     def _now(self) -> tuple[float, float, float]:
@@ -54,6 +61,7 @@ class StallMeter:
         if gap > self.longest.get(self.step, 0.0):
             self.longest[self.step] = gap
             self.cpu[self.step] = (now[1] - self._last[1], now[2] - self._last[2])
+        self.gui_work[self.step] = max(self.gui_work.get(self.step, 0.0), now[1] - self._last[1])
         self._last = now
 
     def start(self) -> None:
@@ -64,19 +72,22 @@ class StallMeter:
         self._tick()
         self.timer.stop()
 
-    def worst(self) -> tuple[str, float]:
-        step = max(self.longest, key=self.longest.get)
-        return step, self.longest[step] * 1000
+    def worst(self, steps: list[str]) -> tuple[str, float]:
+        """The step with the longest stall among ``steps``, and the stall in ms."""
+        step = max(steps, key=lambda s: self.longest.get(s, 0.0))
+        return step, self.longest.get(step, 0.0) * 1000
 
-    def by_step_ms(self) -> dict[str, float]:
-        return {step: round(gap * 1000, 1) for step, gap in self.longest.items()}
-
-    def report(self, step: str | None = None) -> dict:
-        """What the benchmark line says besides the longest stall (of ``step``, else of all steps)."""
-        step = step or self.worst()[0]
-        gui, process = self.cpu[step]
+    def report(self, steps: list[str]) -> dict:
+        """What a benchmark line says besides the longest stall of ``steps``: the processor time in that gap, and
+        the longest stretch of work on the GUI thread itself (``gui_work_ms``: what a quiet machine would still
+        show; the rest of a stall is a worker holding the GIL, or the machine too busy to run the window)."""
+        step, _ = self.worst(steps)
+        busiest = max(steps, key=lambda s: self.gui_work.get(s, 0.0))
+        gui, process = self.cpu.get(step, (0.0, 0.0))
         return {"worst_step": step, "worst_gui_cpu_ms": round(gui * 1000, 1),
-                "worst_process_cpu_ms": round(process * 1000, 1), "steps_ms": self.by_step_ms(),
+                "worst_process_cpu_ms": round(process * 1000, 1),
+                "gui_work_ms": round(self.gui_work.get(busiest, 0.0) * 1000, 1), "gui_work_step": busiest,
+                "steps_ms": {s: round(self.longest.get(s, 0.0) * 1000, 1) for s in steps},
                 "load_average": round(os.getloadavg()[0], 1), "cores": os.cpu_count()}
 
 
@@ -208,9 +219,9 @@ def stall_during_run(app, quick: bool):
         project.close()
     if answered != passages or passages != units:
         raise RuntimeError(f"the run answered {answered} of {passages} passages (expected {units})")
-    worst = meter.longest[RUN_STEP] * 1000  # opening the page is the switching benchmark's business
+    _, worst = meter.worst([RUN_STEP])  # opening the page is measured at 571 books (``gui_stall_opening``)
     return line("gui_stall_run", worst, "ms", f"<= {GOAL_MS:g} ms", worst <= GOAL_MS, units=units,
-                run_s=round(seconds, 1), books_shown=shown, **meter.report(RUN_STEP))
+                run_s=round(seconds, 1), books_shown=shown, **meter.report([RUN_STEP]))
 
 
 # ---------------------------------------------------------------------------------------------- (b) switching
@@ -248,11 +259,16 @@ def stall_while_switching(app, quick: bool):
         charts.show()
         meter = StallMeter()
         idle = lambda: not ops.busy  # noqa: E731
+        probes = ProbesPage(ops)
+        probes.resize(1400, 900)
         meter.start()
         try:
-            run_step(meter, "the Charts page: the project opened", lambda: charts.set_project(project), idle)
+            # opening the project: the window gives it to every page, then shows the one on screen
+            run_step(meter, "the project opened", lambda: (charts.set_project(project), probes.set_project(project)),
+                     idle)
             run_step(meter, "the Charts page shown", charts.on_shown, idle)
             settle(meter, "the Charts page shown", 0.2)
+            opening = list(meter.longest)
             other = [m for m in ("gpt4", "chatgpt") if m != charts.model.currentData()][0]
             for step, choices in [
                 ("model against model", {"chart": "cloze-models"}),
@@ -269,7 +285,6 @@ def stall_while_switching(app, quick: bool):
                 settle(meter, step, 0.1)
             view = charts.view
             box = view.main.getViewBox().sceneBoundingRect()
-
             moves = [QPointF(box.left() + box.width() * (k % 10) / 10, box.top() + box.height() * k / 60)
                      for k in range(60)]
 
@@ -284,11 +299,7 @@ def stall_while_switching(app, quick: bool):
                      lambda: idle() and charts.passages_dialog is not None)
             settle(meter, "opening a book's passages", 0.2)
             charts.passages_dialog.close()
-
-            probes = ProbesPage(ops)
-            probes.resize(1400, 900)
-            run_step(meter, "the Probes page: the project opened", lambda: probes.set_project(project), idle)
-            run_step(meter, "the Probes page shown", lambda: (probes.show(), probes.on_shown()), idle)
+            run_step(meter, "the Probes page shown", lambda: (charts.hide(), probes.show(), probes.on_shown()), idle)
             settle(meter, "the Probes page shown", 0.2)
             run_step(meter, "the Runs tab", lambda: probes.results.setCurrentIndex(1), idle)
             run_step(meter, "the accuracy tab", lambda: probes.results.setCurrentIndex(0), idle)
@@ -298,10 +309,14 @@ def stall_while_switching(app, quick: bool):
             meter.stop()
             ops.join()
             charts.close()
+            probes.close()
         project.close()
-    _, worst = meter.worst()
-    return line("gui_stall_switching", worst, "ms", f"<= {GOAL_MS:g} ms", worst <= GOAL_MS, books=books,
-                answers=answers, accuracy_rows_shown=shown, **meter.report())
+    switching = [step for step in meter.longest if step not in opening]
+    facts = {"books": books, "answers": answers}
+    for name, steps, extra in (("gui_stall_opening", opening, {}),
+                               ("gui_stall_switching", switching, {"accuracy_rows_shown": shown})):
+        _, worst = meter.worst(steps)
+        yield line(name, worst, "ms", f"<= {GOAL_MS:g} ms", worst <= GOAL_MS, **facts, **extra, **meter.report(steps))
 
 
 def run(quick: bool):
@@ -319,4 +334,4 @@ def run(quick: bool):
 
     dialogs.show_error = dialogs.show_info = dialogs.ask = unexpected
     yield stall_during_run(app, quick)
-    yield stall_while_switching(app, quick)
+    yield from stall_while_switching(app, quick)

@@ -41,3 +41,32 @@ def test_cycles_with_qt_objects_are_freed_on_the_gui_thread_only(qtbot):
         assert destroyed_in == [threading.get_ident()]
     finally:
         collector.stop()
+
+
+def test_survivors_of_a_full_collection_are_frozen_and_a_full_scan_frees_cycles_that_died_since(qtbot):
+    now = [0.0]
+    collector = MainThreadGarbageCollector(interval_ms=10_000, full_scan_s=600, clock=lambda: now[0])
+    try:
+        destroyed_in: list[int] = []
+        make_cycle_holding_a_qt_object(destroyed_in)  # garbage already: a full collection frees it
+        kept = {"object": QObject()}
+        kept["self"] = kept  # alive (referenced here) through the next full collection: then frozen
+        kept["object"].destroyed.connect(lambda *_: destroyed_in.append("kept"), Qt.ConnectionType.DirectConnection)
+        kept_alive = []
+        for _ in range(10 * collector.thresholds[1] * collector.thresholds[2]):  # until a full collection is due
+            kept_alive.append([[i] for i in range(collector.thresholds[0] + 1)])
+            collector.check()
+            if gc.get_freeze_count():
+                break
+        del kept_alive
+        assert destroyed_in == [threading.get_ident()] and gc.get_freeze_count() > 0
+        del kept  # now garbage, but frozen: collections skip it ...
+        collector.check()
+        gc.collect(2)
+        assert destroyed_in == [threading.get_ident()]
+        now[0] = 600  # ... until the full scan
+        collector.check()
+        assert destroyed_in == [threading.get_ident(), "kept"]
+    finally:
+        collector.stop()
+    assert gc.get_freeze_count() == 0
