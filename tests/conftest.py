@@ -23,4 +23,5 @@ pytest_plugins = [
     "tests.fixtures.tiny_models",
     "tests.fixtures.servers",
     "tests.fixtures.qt_gc",
+    "tests.fixtures.leakage",
 ]

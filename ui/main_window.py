@@ -26,7 +26,7 @@ from ui.welcome import WelcomePanel
 from ui.widgets.page import Page
 from workbench import registry
 from workbench.errors import UserError
-from workbench.project import SUFFIX, Project
+from workbench.project import SUFFIX, Project, with_project_suffix
 
 MAX_RECENT = 8
 NAV_WIDTH = 150  # narrow enough to leave the pages room on a 1024-pixel laptop screen
@@ -220,12 +220,19 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Save project as", str(self.project.path.parent), FILE_FILTER)
         if not path:
             return
+        # The file dialog has asked before returning a file that exists; a suffix added to the name since may
+        # name another existing file, which is asked about here. Nothing is replaced without a yes.
+        target = with_project_suffix(path)
+        overwrite = target.exists()
+        if overwrite and target != Path(path) and not dialogs.ask(
+                self, f"{target.name} already exists. Replace it with a copy of this project?"):
+            return
         if self.ops.user_work_running:
             self._error("Wait for the work in progress to finish (or cancel it) before saving a copy.")
             return
         self.ops.join()
         try:
-            project = self.project.save_as(path)
+            project = self.project.save_as(target, overwrite=overwrite)
         except UserError as exc:
             self._error(str(exc))
             return

@@ -11,8 +11,12 @@ that processes a chunk of them, yielding one ``Outcome`` per unit as soon as it 
 - records item failures as failures (they change denominators) and stops the whole run, keeping
   everything written so far, when an outcome says the backend itself is unusable (``fatal``: server
   down, bad key) -- those units stay pending for the next attempt;
-- reports progress with an ETA and honours cooperative cancel.
+- reports progress with an ETA and honours cooperative cancel;
+- takes the run's lock before it works out what is left to do (another program may have done part of it
+  while this one waited), and marks a run where every unit failed ``failed``, not ``done``; the run's note
+  then says how many failed and why, plus what the process's backend adds (``models.calls.noting``).
 """
+
 
 from __future__ import annotations
 
@@ -30,11 +34,15 @@ from workbench.errors import CancelledError, UserError
 from workbench.progress import TaskState
 from workbench.project import now
 from workbench.registry import PageSpec, Part
+from workbench.run_failures import failure_reasons
 
 if TYPE_CHECKING:
     from workbench.project import Project
 
 PART = Part("jobs", pages=(PageSpec("jobs", "Jobs", "ui.jobs.page:JobsPage"),))
+
+#: the statuses of a run that can be continued, or whose failures can be asked for again
+RESUMABLE_STATUSES = ("pending", "cancelled", "interrupted", "done", "failed")
 
 
 @dataclass(frozen=True, order=True)
@@ -77,9 +85,13 @@ class JobReport:
     processed: int = 0
     failed: int = 0
     cached: int = 0
-    status: str = "done"
+    status: str = "done"  # done, failed (every unit failed), cancelled, interrupted
     message: str = ""
     seconds: float = 0.0
+    #: failed units of the run once this execution ended (earlier failures not retried included)
+    failed_total: int = 0
+    #: the run's note as the execution left it (failures, how failing requests were tried, warnings)
+    note: str = ""
 
     @property
     def done(self) -> int:
@@ -257,7 +269,7 @@ def _set_status(project: "Project", run_id: int, status: str, note: str | None =
     fields = {"status": status}
     if status == "running":
         fields["started_at"] = now()
-    elif status in ("done", "cancelled", "interrupted"):
+    elif status in ("done", "failed", "cancelled", "interrupted"):
         fields["finished_at"] = now()
     if note is not None:
         fields["note"] = note
@@ -281,13 +293,6 @@ def run_job(
     """Execute (or continue) a run. Returns a report; raises ``UserError`` if the backend is unusable."""
     state = state or TaskState()
     units = list(dict.fromkeys(units))
-    todo = pending_units(project, run_id, units, retry_failed=retry_failed)
-    stored = stored_units(project, run_id)
-    done_before = sum(1 for u in units if u in stored and not (retry_failed and stored[u] == "failed"))
-    failed_before = sum(1 for u in units if stored.get(u) == "failed") if not retry_failed else 0
-    report = JobReport(run_id=run_id, total=len(units), done_before=done_before)
-    with project.db.transaction():
-        project.db.execute("UPDATE runs SET total = ? WHERE id = ?", [len(units), run_id])
     key = (str(project.path.resolve()), run_id)
     with _ACTIVE_LOCK:
         if key in _ACTIVE:
@@ -299,6 +304,15 @@ def run_job(
             raise UserError(f"Run {run_id} is running in another Palimpsest window or command on this computer. "
                             "Wait for it to finish (or stop it there), then continue it here.")
         try:
+            # Only now, with the run's lock held, is what is left to do known: another program that ran it
+            # while this one waited for the lock has done part of it (or all).
+            stored = stored_units(project, run_id)
+            todo = pending_units(project, run_id, units, retry_failed=retry_failed)
+            done_before = sum(1 for u in units if u in stored and not (retry_failed and stored[u] == "failed"))
+            failed_before = sum(1 for u in units if stored.get(u) == "failed") if not retry_failed else 0
+            report = JobReport(run_id=run_id, total=len(units), done_before=done_before)
+            with project.db.transaction():
+                project.db.execute("UPDATE runs SET total = ? WHERE id = ?", [len(units), run_id])
             _set_status(project, run_id, "running")
         except BaseException:
             lock.release()
@@ -349,8 +363,13 @@ def run_job(
                     report_progress()
                     state.partial((unit, outcome))
         flush()
-        report.status = "done"
-        _set_status(project, run_id, "done", note="")
+        stored = stored_units(project, run_id)
+        report.failed_total = sum(1 for u in units if stored.get(u) == "failed")
+        report.status = "failed" if units and report.failed_total == len(units) else "done"
+        report.note = _closing_note(project, run_id, report, process)
+        if report.status == "failed":
+            report.message = report.note  # what pages and commands show for a run that did not finish
+        _set_status(project, run_id, report.status, note=report.note)
     except CancelledError:
         flush()
         report.status = "cancelled"
@@ -377,6 +396,21 @@ def run_job(
         report.seconds = time.monotonic() - started
     report_progress()
     return report
+
+
+def _closing_note(project: "Project", run_id: int, report: JobReport, process: Process) -> str:
+    """What a finished run's note says: how many items failed and why most often, then what the process's
+    backend adds (how often a failing request was tried; warnings about how the model was loaded)."""
+    parts = []
+    if report.failed_total:
+        count = (f"All {report.total} items failed" if report.failed_total == report.total
+                 else f"{report.failed_total} of {report.total} items failed")
+        reasons = failure_reasons(project, run_id)
+        parts.append(f"{count} (most common reason: {reasons[0][0]})." if reasons else f"{count}.")
+    run_notes = getattr(process, "run_notes", None)  # ``models.calls.noting``
+    if run_notes is not None:
+        parts += run_notes(failures=bool(report.failed_total))
+    return " ".join(parts)
 
 
 def _as_generator(outcomes: Iterable[tuple[Unit, Outcome]]) -> Iterator[tuple[Unit, Outcome]]:

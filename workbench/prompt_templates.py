@@ -185,7 +185,10 @@ def _shipped_file(path: Path, _mtime_ns: int, _size: int) -> TemplateFile | None
 
 
 def install_shipped(project: "Project", directory: Path = PROMPTS_DIR) -> list[Template]:
-    """Make sure every shipped template is in the project (a new version if its text changed)."""
+    """Make sure every shipped template is in the project (a new version if its text changed). A read-only
+    project is shown as it is: nothing is added to it."""
+    if project.read_only:
+        return []
     installed = []
     for file in shipped_files(directory):
         validate(file.kind, file.body, file.name)

@@ -35,6 +35,7 @@ PARTS: list[str] = [
     "workbench.jobs",
     "workbench.probes.rep",
     "workbench.probes.reading",
+    "workbench.probes.leakage",
     "workbench.export",
 ]
 

@@ -4,10 +4,17 @@ A run being executed holds an operating-system lock on a small file in the tempo
 drops the lock when the process ends, however it ends, so a run left "running" by a killed program is
 seen as interrupted and can be continued, while a run still going on in another window or command is not
 started a second time (which would pay for every answer twice).
+
+The file is removed when the run ends, and a file a killed program left behind when the run is next
+looked at, so they do not pile up. It is removed while its lock is still held, never after: filelock (from
+3.20.4) takes a lock whose file has meanwhile lost its name for no lock at all and tries again on the file
+now at that name, so a program that was waiting on the removed file cannot hold the run's lock beside one
+that created a new file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
@@ -63,8 +70,15 @@ class RunLock:
 
     def release(self) -> None:
         if self._lock is not None:
-            self._lock.release()
+            _release_and_remove(self._lock)
             self._lock = None
+
+
+def _release_and_remove(lock: FileLock) -> None:
+    """Remove the lock's file while the lock is held, then let go (see the module's note)."""
+    with contextlib.suppress(OSError):  # gone already; or Windows, where filelock removes it on release itself
+        os.unlink(lock.lock_file)
+    lock.release()
 
 
 def held_elsewhere(project_path: Path, run_id: int) -> bool:
@@ -78,5 +92,5 @@ def held_elsewhere(project_path: Path, run_id: int) -> bool:
         return True
     except OSError:
         return False  # nothing can be known; starting the run will say if it is locked
-    probe.release()
+    _release_and_remove(probe)  # nobody holds it: a file left by a program that was killed
     return False

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -40,12 +42,12 @@ def test_import_creates_runs_books_and_passages_scored_by_our_scorer(tmp_path, p
     new_book = project.db.execute(
         "SELECT title, source_kind, external_id, content_hash FROM books WHERE id = ?", [int(summary.loc[1, "book_id"])]
     ).fetchone()
-    assert new_book == ("", "external", "unknown_book", None)
+    assert new_book == ("unknown_book", "external", "unknown_book", None)  # its id names it until a title is known
     model = project.db.execute("SELECT backend FROM models WHERE label = 'gpt-4-published'").fetchone()
     assert model == ("external",)
     table = book_accuracy(project, "gpt-4-published").set_index("book")
     assert table.loc["A Wet Week", "accuracy"] == 0.5 and table.loc["A Wet Week", "n"] == 4
-    assert table.loc["unknown_book", "accuracy"] == 0.5  # the external id stands in for the title
+    assert table.loc["unknown_book", "accuracy"] == 0.5
     assert pd.isna(table.loc["unknown_book", "flagged"])  # no extraction behind imported passages
     passages = project.db.execute("SELECT origin, start_char FROM cloze_passages").fetchall()
     assert passages and all(p == ("imported", None) for p in passages)
@@ -92,3 +94,214 @@ def test_an_empty_file_and_a_runnable_label_are_refused(tmp_path, project):
     add_model(project, ModelSpec(label="local", backend="openai", ref="some-model", base_url="http://127.0.0.1:9/v1"))
     with pytest.raises(UserError, match="own label"):
         import_gpt4books(project, [write_tsv(tmp_path / "x.tsv", ROWS_B)], "local")
+
+
+# ---------------------------------------------------------------------------------------------- runs and writes
+def _counts(project):
+    return {table: project.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+            for table in ("runs", "responses", "cloze_passages", "books", "models")}
+
+
+def _rows(book, right, passages=5):
+    return [(f"<name>{'N%dx%d' % (book, k) if k < right else 'Nobody'}</name>", "", f"N{book}x{k}",
+             f"Scene {k} of book {book}: [MASK] waited.") for k in range(passages)]
+
+
+def _files(folder, count, first=1, right=lambda i: i % 6):
+    folder.mkdir(exist_ok=True)
+    return [write_tsv(folder / f"b{i:02d}.tsv", _rows(i, right(i))) for i in range(first, first + count)]
+
+
+def test_one_import_is_one_run_that_lists_its_files_written_in_a_few_commits(tmp_path, project):
+    from workbench.jobs import get_run
+
+    files = _files(tmp_path / "gpt4", 8)
+    statements = []
+    project.db.conn.set_trace_callback(statements.append)
+    summary = import_gpt4books(project, files, "gpt4")
+    project.db.conn.set_trace_callback(None)
+    assert summary["run_id"].nunique() == 1 and _counts(project)["runs"] == 1
+    run = get_run(project, int(summary["run_id"].iloc[0]))
+    assert (run["kind"], run["status"], run["total"]) == ("cloze", "done", 40)
+    assert run["config"]["files"] == [{"file": f"b{i:02d}.tsv", "rows": 5, "book_id": int(book_id)}
+                                      for i, book_id in zip(range(1, 9), summary["book_id"])]
+    assert len(run["config"]["passage_ids"]) == 40 and run["config"]["imported_from"] == "8 files in gpt4/"
+    # all of it in one transaction, the rows in batches: not one commit per row or per file
+    assert sum(s.strip().upper() == "COMMIT" for s in statements) == 1
+    extra = project.db.execute("SELECT extra FROM responses ORDER BY id LIMIT 1").fetchone()[0]
+    assert json.loads(extra) == {"file": "b01.tsv", "line": 1, "published_parsed": ""}
+
+
+def test_a_second_import_of_more_files_adds_a_run_for_the_new_files_only(tmp_path, project):
+    files = _files(tmp_path / "gpt4", 6)
+    first = import_gpt4books(project, files[:4], "gpt4")
+    second = import_gpt4books(project, files, "gpt4")  # the folder again, with two files added
+    assert _counts(project)["runs"] == 2 and _counts(project)["responses"] == 30
+    assert list(second["run_id"][:4]) == list(first["run_id"])  # the earlier files are where they were
+    assert second["run_id"][4] == second["run_id"][5] != first["run_id"][0]
+    assert list(second["rows"]) == [5] * 6
+    table = book_accuracy(project, "gpt4").set_index("book")
+    assert len(table) == 6 and table.loc["b05", "correct"] == 5 and table.loc["b02", "correct"] == 2
+
+
+def test_a_corrected_file_goes_into_a_new_run_whose_answers_count(tmp_path, project):
+    path = write_tsv(tmp_path / "b01.tsv", _rows(1, 1))
+    import_gpt4books(project, [path], "gpt4")
+    write_tsv(path, _rows(1, 4))  # a corrected release of the same file
+    summary = import_gpt4books(project, [path], "gpt4")
+    assert _counts(project)["runs"] == 2 and _counts(project)["cloze_passages"] == 5  # passages found again
+    assert book_accuracy(project, "gpt4").loc[0, "correct"] == 4 and summary.loc[0, "correct"] == 4
+
+
+def test_two_models_share_the_passages_of_the_same_books(tmp_path, project):
+    import_gpt4books(project, _files(tmp_path / "a", 3), "model-a")
+    import_gpt4books(project, _files(tmp_path / "b", 3, right=lambda i: 0), "model-b")
+    counts = _counts(project)
+    assert (counts["runs"], counts["cloze_passages"], counts["books"], counts["responses"]) == (2, 15, 3, 30)
+
+
+def test_projects_with_one_run_per_file_keep_working(tmp_path, project):
+    """Earlier versions made one run per file; importing those files again adds nothing, and the
+    analyses read each book's answers across those runs."""
+    from workbench.jobs import Outcome, Unit, create_run, run_job
+    from workbench.probes.cloze.gpt4books import external_model, read_files
+
+    files = _files(tmp_path / "gpt4", 3)
+    model_id = external_model(project, "gpt4")
+    for book_file in read_files(files):  # the old import, file by file
+        with project.db.transaction():
+            book_id = project.db.execute(
+                "INSERT INTO books (title, source_kind, source_name, external_id, added_at) VALUES"
+                " ('', 'external', ?, ?, 'then')", [f"{book_file.book_key} (imported results)", book_file.book_key]
+            ).lastrowid
+            ids = [project.db.execute("INSERT INTO cloze_passages (book_id, passage, gold, origin, created_at)"
+                                      " VALUES (?, ?, ?, 'imported', 'then')", [book_id, r.passage, r.gold]).lastrowid
+                   for r in book_file.rows]
+        run_id = create_run(project, "cloze", model_id=model_id, params={},
+                            config={"passage_ids": ids, "imported_from": book_file.path.name, "format": "gpt4books"})
+        rows = dict(zip(ids, book_file.rows))
+        run_job(project, run_id, [Unit(i) for i in ids], lambda units, state, rows=rows: [
+            (u, Outcome(raw=rows[u.item_id].raw, extra={"published_parsed": rows[u.item_id].published_parsed,
+                                                          "line": rows[u.item_id].line})) for u in units])
+    before = book_accuracy(project, "gpt4")
+    counts = _counts(project)
+    summary = import_gpt4books(project, files, "gpt4")
+    assert _counts(project) == counts and list(summary["run_id"]) == [1, 2, 3]
+    assert set(zip(before["book"], before["correct"])) == {("b01", 1), ("b02", 2), ("b03", 3)}
+    more = import_gpt4books(project, _files(tmp_path / "gpt4", 1, first=4), "gpt4")
+    assert more.loc[0, "run_id"] == 4 and len(book_accuracy(project, "gpt4")) == 4
+
+
+def test_a_cancelled_import_leaves_the_project_as_it_was(tmp_path, project):
+    from workbench.errors import CancelledError
+    from workbench.progress import TaskState
+
+    def stop_when_saving(progress):
+        if progress.message.startswith("Saving"):
+            state.cancel()
+
+    state = TaskState(on_progress=stop_when_saving, min_interval=0)
+    counts = _counts(project)
+    with pytest.raises(CancelledError):
+        import_gpt4books(project, _files(tmp_path / "gpt4", 120), "gpt4", state=state)
+    assert state.last.message.startswith("Saving")  # it got as far as writing, then took it all back
+    assert _counts(project) == counts
+
+
+def test_two_files_for_one_gutenberg_book_are_refused(tmp_path, project):
+    files = [write_tsv(tmp_path / "1342_pride_and_prejudice.tsv", ROWS_B), write_tsv(tmp_path / "pg1342.tsv", ROWS_A)]
+    with pytest.raises(UserError, match="1342_pride_and_prejudice.tsv and pg1342.tsv are results for the same book"):
+        import_gpt4books(project, files, "published")
+    assert _counts(project)["books"] == 0 and _counts(project)["models"] == 0
+
+
+# ---------------------------------------------------------------------------------------------- books made by an import
+@pytest.mark.parametrize("stem, title, author, number", [
+    ("austen_pride_and_prejudice_Pride_and_Prejudice", "Pride and Prejudice", "Austen", None),
+    ("1342_pride_and_prejudice", "Pride and Prejudice", "", 1342),
+    ("pg1342", "", "", 1342),
+    ("1342-0", "", "", 1342),
+    ("84_frankenstein_or_the_modern_prometheus", "Frankenstein or the Modern Prometheus", "", 84),
+    ("conan_doyle_the_hound_of_the_baskervilles_The_Hound_of_the_Baskervilles", "The Hound of the Baskervilles",
+     "Conan Doyle", None),
+    ("dickens_a_tale_of_two_cities_A_Tale_of_Two_Cities", "A Tale of Two Cities", "Dickens", None),
+    ("b01", "", "", None),
+    ("unknown_book", "", "", None),
+    ("smith_the_end", "", "", None),  # no published form of the title: nothing is guessed
+])
+def test_a_results_file_name_gives_title_author_and_gutenberg_number(stem, title, author, number):
+    from workbench.probes.cloze.gpt4books import ReadableId, readable_id
+
+    assert readable_id(stem) == ReadableId(title, author, number)
+
+
+def test_books_made_by_an_import_are_readable_and_marked_as_without_text(tmp_path, project):
+    from workbench.corpus.library import get_book
+
+    files = [write_tsv(tmp_path / "austen_pride_and_prejudice_Pride_and_Prejudice.txt", ROWS_A),
+             write_tsv(tmp_path / "1342_pride_and_prejudice.txt", ROWS_B)]
+    summary = import_gpt4books(project, files, "published")
+    austen, gutenberg = (get_book(project, int(i)) for i in summary["book_id"])
+    assert (austen.title, austen.author, austen.external_id, austen.source_kind) == (
+        "Pride and Prejudice", "Austen", "austen_pride_and_prejudice_Pride_and_Prejudice", "external")
+    assert (gutenberg.title, gutenberg.external_id, gutenberg.id_label) == ("Pride and Prejudice", "1342",
+                                                                             "Gutenberg number")
+    assert austen.id_label == "Imported as" and austen.source_name == files[0].name
+    assert not austen.has_text and not gutenberg.has_text
+    assert list(summary["book"]) == ["Pride and Prejudice", "Pride and Prejudice"]
+    # found again by the Gutenberg number, whichever form the next file's name takes
+    again = import_gpt4books(project, [write_tsv(tmp_path / "pg1342.tsv", ROWS_B)], "other-model")
+    assert again.loc[0, "book_id"] == gutenberg.id and not again.loc[0, "new_book"]
+
+
+def test_a_metadata_table_fills_in_books_made_by_an_import(tmp_path, project):
+    from workbench.corpus.importer import import_paths
+    from workbench.corpus.library import get_book
+
+    files = [write_tsv(tmp_path / "austen_pride_and_prejudice_Pride_and_Prejudice.txt", ROWS_A),
+             write_tsv(tmp_path / "1342_pride_and_prejudice.txt", ROWS_B),
+             write_tsv(tmp_path / "b07.tsv", ROWS_B),
+             write_tsv(tmp_path / "dickens_2_cities_2_Cities.tsv", ROWS_A)]
+    ids = [int(i) for i in import_gpt4books(project, files, "published")["book_id"]]
+    table = tmp_path / "metadata.csv"
+    table.write_text(
+        "file,external_id,gutenberg_id,title,author,year,genre\n"
+        "austen_pride_and_prejudice_Pride_and_Prejudice.txt,,,Pride and Prejudice,Jane Austen,1813,romance\n"
+        ",,1342,Pride and Prejudice (Gutenberg),Jane Austen,1813,romance\n"
+        ",b07,,The Seventh Book,Anon,1901,\n"
+        ",,2,A Different Book,Someone,1700,\n",  # Gutenberg 2: not the dickens_2_cities file
+        encoding="utf-8")
+    report = import_paths(project, [], metadata_csv=table)
+    books = [get_book(project, i) for i in ids]
+    assert [(b.title, b.author, b.year) for b in books[:3]] == [
+        ("Pride and Prejudice", "Jane Austen", 1813), ("Pride and Prejudice (Gutenberg)", "Jane Austen", 1813),
+        ("The Seventh Book", "Anon", 1901)]
+    assert books[0].tags == {"genre": "romance"} and books[3].title == "2 Cities"
+    assert sorted(report.updated) == ids[:3]
+    assert any("line 5" in note and "matched no book" in note for note in report.notes)
+
+
+def test_the_methods_record_names_the_files_of_an_import(tmp_path, project):
+    from workbench.export.methods import methods_record, methods_text
+
+    import_gpt4books(project, _files(tmp_path / "published", 3), "gpt4")
+    [run] = methods_record(project)["runs"]
+    assert run["cloze"]["imported_files"] == [{"file": f"b0{i}.tsv", "rows": 5} for i in (1, 2, 3)]
+    assert "- **Passages:** 15 from 3 books, 15 of them imported (from 3 files in published/)." in methods_text(project)
+
+
+def test_the_summary_says_what_an_import_added(tmp_path, project):
+    from workbench.probes.cloze.gpt4books import import_summary_text
+
+    files = _files(tmp_path / "gpt4", 3)
+    first = import_gpt4books(project, files[:2], "gpt4")
+    assert import_summary_text(first, "gpt4") == (
+        "Imported 10 answers for 2 book(s) under 'gpt4' (run 1). 2 book(s) were not in the library and were added "
+        "from their file names, without text (a metadata table can fill in their titles, authors and years).")
+    more = import_gpt4books(project, files, "gpt4")
+    assert list(more["added"]) == [False, False, True]
+    assert import_summary_text(more, "gpt4").startswith(
+        "Imported 5 answers for 1 book(s) under 'gpt4' (run 2). 2 file(s) had been imported before and added nothing.")
+    again = import_gpt4books(project, files, "gpt4")
+    assert import_summary_text(again, "gpt4") == (
+        "Nothing new: these 3 files were imported before under 'gpt4', so nothing was added.")

@@ -110,3 +110,29 @@ def test_import_takes_its_options_before_its_paths(tmp_path, capsys):
     assert "Added 2 books." in capsys.readouterr().out
     assert main(["books", str(project), "--format", "csv"]) == 0
     assert [row["title"] for row in csv.DictReader(io.StringIO(capsys.readouterr().out))] == ["The First", "The Second"]
+
+
+def test_books_known_only_from_imported_results_say_so_and_round_trip_as_metadata(tmp_path, capsys):
+    project = make_project(tmp_path)
+    results = tmp_path / "1342_pride_and_prejudice.txt"
+    results.write_text("<name>Jane</name>\tJane\tElizabeth\tShe looked at [MASK] and smiled.\n", encoding="utf-8")
+    assert main(["cloze", "import", str(project), str(results), "--format", "gpt4books", "--model-label", "gpt4"]) == 0
+    capsys.readouterr()
+    assert main(["books", str(project)]) == 0
+    listing = capsys.readouterr().out
+    assert "Pride and Prejudice" in listing and "no text" in listing
+    assert main(["book", str(project), "1"]) == 0
+    details = capsys.readouterr().out
+    assert "results only — no text" in details and "Gutenberg number:   1342" in details
+    assert main(["books", str(project), "--format", "csv"]) == 0
+    listed = capsys.readouterr().out
+    [row] = list(csv.DictReader(io.StringIO(listed)))
+    assert (row["words"], row["has_text"]) == ("", "False")  # missing, not 0
+    # the listing, corrected in a spreadsheet, fills the book in (has_text is not taken for a tag)
+    table = tmp_path / "books.csv"
+    table.write_text(listed.replace("Pride and Prejudice", "Pride and Prejudice: A Novel"), encoding="utf-8")
+    assert main(["import", str(project), "--metadata", str(table)]) == 0
+    capsys.readouterr()
+    with Project.open(project) as opened:
+        book = opened.books_frame().iloc[0]
+    assert (book["title"], book["tags"]) == ("Pride and Prejudice: A Novel", "")

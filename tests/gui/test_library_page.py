@@ -184,3 +184,34 @@ def test_the_book_heading_keeps_its_size_from_book_to_book(qtbot, page, three_bo
             wait_idle(qtbot, page)
     assert page.book_panel.title.font().pointSizeF() == pytest.approx(base * 1.3)
     assert page.edit_note.isVisibleTo(page) and "Double-click" in page.edit_note.text()
+
+
+def test_books_known_only_from_imported_results_say_so(qtbot, page, three_books, tmp_path, messages):
+    from ui.library.books_model import SOURCE
+    from workbench.probes.cloze.gpt4books import import_gpt4books
+
+    import_three(qtbot, page, three_books)
+    results = tmp_path / "austen_pride_and_prejudice_Pride_and_Prejudice.txt"
+    results.write_text("<name>Jane</name>\tJane\tElizabeth\tShe looked at [MASK] and smiled.\n", encoding="utf-8")
+    import_gpt4books(page.project, [results], "gpt-4 (published)")
+    page.refresh()
+    assert page.count_label.text() == "4 books (1 results only — no text)"
+    row = next(r for r in range(4) if page.proxy.index(r, TITLE).data() == "Pride and Prejudice")
+    assert page.proxy.index(row, WORDS).data() == "no text"  # not 0 words
+    assert page.proxy.index(row, SOURCE).data() == f"results only: {results.name}"
+    assert "Known only from imported results" in page.proxy.index(row, WORDS).data(Qt.ItemDataRole.ToolTipRole)
+    page.table.sortByColumn(WORDS, Qt.SortOrder.AscendingOrder)
+    assert page.proxy.index(0, TITLE).data() == "Pride and Prejudice"  # below the shortest text
+    page.table.selectRow(0)
+    wait_idle(qtbot, page)
+    panel = page.book_panel
+    assert panel.title.text() == "Pride and Prejudice" and panel.byline.text() == "Austen"
+    assert panel.values["Words"].text() == "results only — no text"
+    assert not panel._form.isRowVisible(panel.values["Sentences"])
+    assert panel._form.labelForField(panel.values["Gutenberg number"]).text() == "Imported as:"
+    assert "no text to read" in panel.preview.toPlainText()
+    assert messages["errors"] == []  # no "has no stored text" error for selecting it
+    page.table.selectRow(1)  # a book with text shows its counts again
+    wait_idle(qtbot, page)
+    assert panel._form.isRowVisible(panel.values["Sentences"])
+    assert panel._form.labelForField(panel.values["Gutenberg number"]).text() == "Gutenberg number:"

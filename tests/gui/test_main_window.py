@@ -52,6 +52,50 @@ def test_save_as_switches_to_the_copy(qtbot, tmp_path, monkeypatch):
     assert target.exists()
 
 
+def _whose(path) -> str:
+    with Project.open(path) as project:
+        return project.get_setting("owner")
+
+
+def _project_of(path, owner):
+    project = Project.create(path)
+    project.set_setting("owner", owner)
+    project.close()
+
+
+def test_save_as_onto_a_file_the_dialog_confirmed_replaces_it(qtbot, tmp_path, monkeypatch):
+    path, target = tmp_path / "a.palimpsest", tmp_path / "b.palimpsest"
+    _project_of(path, "Mine")
+    _project_of(target, "Theirs")
+    window = make_window(qtbot, tmp_path)
+    window.open_project(path)
+    # Qt's save dialog asks "replace?" itself before it returns an existing file
+    monkeypatch.setattr("ui.main_window.QFileDialog.getSaveFileName", lambda *a, **k: (str(target), ""))
+    window.save_as_dialog()
+    assert window.project.path == target
+    window.shutdown()
+    assert _whose(target) == "Mine"
+
+
+def test_save_as_asks_before_replacing_a_file_the_dialog_did_not_name(qtbot, tmp_path, monkeypatch, messages):
+    """Typed without the suffix: the dialog asked about 'b', but the copy would go to the existing 'b.palimpsest'."""
+    path, existing = tmp_path / "a.palimpsest", tmp_path / "b.palimpsest"
+    _project_of(path, "Mine")
+    _project_of(existing, "Theirs")
+    window = make_window(qtbot, tmp_path)
+    window.open_project(path)
+    monkeypatch.setattr("ui.main_window.QFileDialog.getSaveFileName", lambda *a, **k: (str(tmp_path / "b"), ""))
+    messages["answer"] = False
+    window.save_as_dialog()
+    assert len(messages["questions"]) == 1 and "b.palimpsest already exists" in messages["questions"][0]
+    assert window.project.path == path and _whose(existing) == "Theirs"
+    messages["answer"] = True
+    window.save_as_dialog()
+    assert window.project.path == existing
+    window.shutdown()
+    assert _whose(existing) == "Mine"
+
+
 def test_a_bad_file_is_refused_with_a_message_and_the_window_keeps_running(qtbot, tmp_path, monkeypatch):
     junk = tmp_path / "junk.palimpsest"
     junk.write_bytes(b"not a database at all" * 50)

@@ -299,7 +299,7 @@ def test_a_run_killed_with_sigkill_resumes_with_every_item_exactly_once(project,
     fault_proxy.always(Fault.slow(0.25))  # slow enough that the kill lands in the middle
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(path), str(run_id), fault_proxy.base_url, str(items), str(samples)],
-        cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     try:
         deadline = time.monotonic() + 120

@@ -26,7 +26,7 @@ from workbench.models.openai_backend import OpenAIBackend
 from workbench.progress import TaskState
 from workbench.project import Project
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the repository, so that children import this checkout
 PARAMS = GenerationParams(max_tokens=4, temperature=0.8, seed=11)  # seeded: cacheable
 
 

@@ -127,7 +127,7 @@ def test_runs_lists_tokens_and_cost_and_continue_finishes_a_run(tmp_path, capsys
             state._on_partial = lambda _: state.cancel()  # stop after the first answer
             jobs.resume_run(project, run_id, state)
         capsys.readouterr()
-        assert palimpsest("continue", path, run_id) == 0
+        assert palimpsest("continue", path, run_id, "--yes") == 0  # a priced API: asked unless --yes
         captured = capsys.readouterr()
         assert "8 of 8 done" in captured.out
         assert "Run 1: 8/8 done" in captured.err  # the plain progress line (stderr is not a terminal here)
@@ -136,7 +136,7 @@ def test_runs_lists_tokens_and_cost_and_continue_finishes_a_run(tmp_path, capsys
         assert (row["status"], row["ok"], row["failed"], row["model"]) == ("done", 8, 0, "tiny-local")
         assert row["calls"] == 8 and row["completion_tokens"] > 0
         assert row["cost"] > 0
-        assert palimpsest("continue", path, run_id, "--failed-only") == 0
+        assert palimpsest("continue", path, run_id, "--failed-only", "--yes") == 0
         assert "0 now" in capsys.readouterr().out
     finally:
         jobs._RESUMERS.pop("cli-test", None)

@@ -47,7 +47,6 @@ HEADER_TIPS = {
     "Tokens in / out": "Tokens the model read (prompts) and wrote (answers); API prices are per token",
 }
 NUMERIC_COLUMNS = ("Run", "Done", "Failed", "Model calls", "Tokens in / out")
-RESUMABLE = ("pending", "cancelled", "interrupted", "done")
 LIVE_REFRESH_MS = 1000
 OPERATION_LABEL_PX = 260
 
@@ -287,8 +286,8 @@ class JobsPage(Page):
         active = jobs.is_active(self.project, run_id)
         resumable = jobs.can_resume(record["kind"]) and not active
         missing = int(record["total"]) - int(record["ok"]) - int(record["failed"])
-        self.continue_button.setEnabled(resumable and record["status"] in RESUMABLE and
-                                        (missing > 0 or record["status"] != "done"))
+        self.continue_button.setEnabled(resumable and record["status"] in jobs.RESUMABLE_STATUSES and
+                                        (missing > 0 or record["status"] not in ("done", "failed")))
         self.retry_button.setEnabled(resumable and int(record["failed"]) > 0)
         tip = "" if jobs.can_resume(record["kind"]) else \
             "This kind of run can only be started again from the page that created it."

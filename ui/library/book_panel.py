@@ -6,10 +6,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from workbench.corpus.library import Book, format_tags
+from workbench.corpus.library import RESULTS_ONLY, RESULTS_ONLY_HINT, Book, format_tags
 from workbench.corpus.stats import TextStats
 
 PREVIEW_CHARS = 6000
+TEXT_COUNTS = ("Sentences", "Chapters detected", "Paragraphs")  # counted from the text, when there is one
 EMPTY_HINT = "Select a book to see its statistics and the beginning of its text."
 
 
@@ -25,7 +26,7 @@ class BookPanel(QWidget):
         self.values: dict[str, QLabel] = {}
         form = QFormLayout()
         form.setContentsMargins(0, 6, 0, 6)
-        for name in ("Words", "Sentences", "Chapters detected", "Paragraphs", "Source", "Gutenberg number", "Tags"):
+        for name in ("Words", *TEXT_COUNTS, "Source", "Gutenberg number", "Tags"):
             value = QLabel("")
             value.setWordWrap(True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -84,10 +85,22 @@ class BookPanel(QWidget):
         self.preview.setPlainText("")
 
     def _fill_details(self, book: Book) -> None:
-        self.values["Words"].setText(f"{book.words:,}")
+        self.values["Words"].setText(f"{book.words:,}" if book.has_text else RESULTS_ONLY)
         self.values["Source"].setText(book.source_name or "")
+        self._form.labelForField(self.values["Gutenberg number"]).setText(book.id_label + ":")
         self.values["Gutenberg number"].setText(book.external_id or "—")
         self.values["Tags"].setText(format_tags(book.tags) or "—")
+        for name in TEXT_COUNTS:
+            self._form.setRowVisible(self.values[name], book.has_text)
+        self.preview_label.setText("Beginning of the text" if book.has_text else "No text")
+
+    def show_results_only(self, book: Book) -> None:
+        """A book known only from imported results: its details, and what to do to have its text."""
+        self.book_id = book.id
+        self._set_heading(book)
+        self._set_form_visible(True)
+        self._fill_details(book)
+        self.preview.setPlainText(RESULTS_ONLY_HINT)
 
     def show_book(self, book: Book, stats: TextStats, preview: str) -> None:
         self.book_id = book.id

@@ -13,8 +13,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
 
-from workbench.corpus.library import Book, format_tags, get_book, list_books, parse_tags, set_tags, update_book
+from workbench.corpus.library import (
+    RESULTS_ONLY_HINT,
+    Book,
+    format_tags,
+    get_book,
+    list_books,
+    parse_tags,
+    set_tags,
+    update_book,
+)
 from workbench.errors import UserError
 
 if TYPE_CHECKING:
@@ -32,6 +42,8 @@ TOOLTIPS = {
 }
 BOOK_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+NO_TEXT = "no text"  # the Words cell of a book known only from imported results
+RESULTS_ONLY_SOURCE = "results only: "  # before the results file's name in its Source cell
 
 
 class BooksModel(QAbstractTableModel):
@@ -45,6 +57,7 @@ class BooksModel(QAbstractTableModel):
         self._keys: list[list[Any]] = []  # per row: the sort key of each column
         self._rows: dict[int, int] = {}  # book id -> row
         self._flags: dict[int, Qt.ItemFlag] = {}  # column -> flags of its cells
+        self._grey = QBrush(QColor("#777"))  # the text-less books' "no text" and "results only"
 
     def load(self, project: "Project | None") -> None:
         """Read the books again. When books were only added or changed (an import going on, an edit), the
@@ -91,7 +104,7 @@ class BooksModel(QAbstractTableModel):
         keys: list[Any] = [text.casefold() for text in texts]
         keys[ID] = book.id
         keys[YEAR] = (book.year is None, book.year or 0)  # unknown years last
-        keys[WORDS] = book.words
+        keys[WORDS] = book.words if book.has_text else -1  # books without text below the shortest text
         return keys
 
     def _set_book(self, row: int, book: Book) -> None:
@@ -104,6 +117,10 @@ class BooksModel(QAbstractTableModel):
 
     def row_of(self, book_id: int) -> int | None:
         return self._rows.get(book_id)
+
+    def without_text(self) -> int:
+        """How many books are known only from imported results."""
+        return sum(not book.has_text for book in self.books)
 
     def column_texts(self, column: int) -> list[str]:
         """The text of every cell of ``column`` (to size it)."""
@@ -151,10 +168,10 @@ class BooksModel(QAbstractTableModel):
         if column == YEAR:
             return "" if book.year is None else str(book.year)
         if column == WORDS:
-            return f"{book.words:,}"
+            return f"{book.words:,}" if book.has_text else NO_TEXT
         if column == TAGS:
             return format_tags(book.tags)
-        return book.source_name or ""
+        return (book.source_name or "") if book.has_text else RESULTS_ONLY_SOURCE + (book.source_name or "")
 
     def sort_key(self, row: int, column: int) -> Any:
         return self._keys[row][column]
@@ -167,8 +184,12 @@ class BooksModel(QAbstractTableModel):
             return self._texts[row][column]
         if role == Qt.ItemDataRole.EditRole:
             return "" if column == WORDS else self._texts[row][column]
+        if role == Qt.ItemDataRole.ToolTipRole and column in (WORDS, SOURCE) and not self.books[row].has_text:
+            return RESULTS_ONLY_HINT
         if role == Qt.ItemDataRole.ToolTipRole and column in (TITLE, AUTHOR, TAGS, SOURCE):
             return self._texts[row][column] or None
+        if role == Qt.ItemDataRole.ForegroundRole and column in (WORDS, SOURCE) and not self.books[row].has_text:
+            return self._grey
         if role == Qt.ItemDataRole.TextAlignmentRole and column in NUMERIC:
             return RIGHT
         if role == BOOK_ID_ROLE:

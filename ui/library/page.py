@@ -41,7 +41,7 @@ from ui.widgets.page import Page
 from ui.widgets.summary_box import SummaryBox
 from ui.widgets.table_style import one_line_rows
 from workbench.corpus.importer import ImportReport, import_paths
-from workbench.corpus.library import book_preview, book_text, delete_books, get_book
+from workbench.corpus.library import RESULTS_ONLY, RESULTS_ONLY_HINT, book_preview, book_text, delete_books, get_book
 from workbench.corpus.sources import TABLE_SUFFIXES
 from workbench.corpus.stats import text_statistics
 from workbench.errors import UserError
@@ -257,7 +257,12 @@ class LibraryPage(Page):
     def _update_count(self) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()
         noun = "book" if total == 1 else "books"
-        self.count_label.setText(f"{shown} of {total} {noun}" if shown != total else f"{total} {noun}")
+        text = f"{shown} of {total} {noun}" if shown != total else f"{total} {noun}"
+        without = self.model.without_text()
+        if without:
+            text += f" ({without} {RESULTS_ONLY})"
+        self.count_label.setText(text)
+        self.count_label.setToolTip(RESULTS_ONLY_HINT if without else "")
 
     def _apply_filter(self, text: str) -> None:
         self.proxy.set_filter_text(text)
@@ -299,6 +304,9 @@ class LibraryPage(Page):
     def show_book(self, book_id: int) -> None:
         book = self._current_book(book_id)
         if book is None:
+            return
+        if not book.has_text:
+            self.book_panel.show_results_only(book)
             return
         if book_id in self._book_cache:
             stats, preview = self._book_cache[book_id]

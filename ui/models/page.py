@@ -289,6 +289,7 @@ class ModelsPage(Page):
         self.refresh()
         if saved is not None:
             self.select_label(saved.label)
+            self.test_result.setText(" ".join(registry.model_warnings(saved)))
 
     def remove_selected(self) -> None:
         spec = self.selected_model()
@@ -316,7 +317,7 @@ class ModelsPage(Page):
         self.test_result.setText(f"Testing {spec.label}: sending “{registry.TEST_PROMPT}” …")
         self.tested_label = spec.label
         self.test_op = self.ops.run(
-            lambda state: registry.test_model(spec),
+            lambda state: (*registry.test_model(spec), registry.model_warnings(spec)),
             label=f"Testing {spec.label}",
             project=self.project,
             on_done=self._tested,
@@ -326,9 +327,9 @@ class ModelsPage(Page):
         self._update_buttons()
 
     def _tested(self, result) -> None:
-        answer, seconds = result
+        answer, seconds, warnings = result
         shown = answer.strip() or "(an empty answer)"
-        self.test_result.setText(f"{self.tested_label} answered in {seconds:.2f} s: {shown}")
+        self.test_result.setText(" ".join([f"{self.tested_label} answered in {seconds:.2f} s: {shown}", *warnings]))
 
     def _test_failed(self, message: str, _details: str) -> None:
         self.test_result.setText(f"{self.tested_label} did not answer. {message}")

@@ -446,12 +446,10 @@ class ProbesPage(Page):
                            "Importing published results", on_done=self._imported)
 
     def _imported(self, imported: tuple) -> None:
+        from workbench.probes.cloze.gpt4books import import_summary_text
+
         summary, label = imported
-        new = int(summary["new_book"].sum())
-        text = f"Imported {int(summary['rows'].sum()):,} answers for {len(summary)} book(s) under '{label}'."
-        if new:
-            text += f" {new} book(s) were not in the library and were added by their file name."
-        self.show_summary(text)
+        self.show_summary(import_summary_text(summary, label))
 
     # ------------------------------------------------------------------ prompt templates
     def open_template_dialog(self, *, new: bool) -> TemplateDialog | None:

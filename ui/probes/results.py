@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBo
 
 from ui import wording
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share, yes_only
+from workbench.jobs import RESUMABLE_STATUSES
 
 KIND_NAMES = {"cloze": "name cloze", "cloze-mlm": "masked-LM baseline", "cloze-logprob": "log-probability"}
 
@@ -62,9 +63,6 @@ def _note(row: pd.Series) -> str:
     note = "" if is_missing(row.get("note")) else str(row["note"])
     about = "" if is_missing(row.get("about")) else str(row["about"])
     return "; ".join(x for x in (note, about) if x)
-
-
-RESUMABLE = ("pending", "cancelled", "interrupted", "done")
 
 
 class ResultsPanel(QTabWidget):
@@ -124,7 +122,7 @@ class ResultsPanel(QTabWidget):
 
     def _update_buttons(self) -> None:
         run = self.selected_run()
-        resumable = run is not None and not run["imported"] and run["status"] in RESUMABLE and not self._busy
+        resumable = run is not None and not run["imported"] and run["status"] in RESUMABLE_STATUSES and not self._busy
         self.continue_button.setEnabled(bool(resumable) and int(run["ok"]) + int(run["failed"]) < int(run["total"]))
         self.retry_button.setEnabled(bool(resumable) and int(run["failed"]) > 0)
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    add_yes_argument,
+    confirm_cost,
+    opened,
+    print_frame,
+    progress_state,
+)
 from workbench.errors import UserError
 
 
@@ -51,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--template", default="summary", help="prompt template for the summaries (default: summary)")
     p.add_argument("--distort-template", default="summary-distort",
                    help="prompt template for the distorted versions (default: summary-distort)")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_summarize)
 
     p = commands.add_parser("import-items", help="add items from a CSV/TSV file (item_id, text, optional gold)")
@@ -161,11 +170,15 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from workbench.models.registry import get_model, open_backend
+    from workbench.probes.summaries.plans import SummaryPlan, estimate_plan_cost
     from workbench.probes.summaries.runs import DISTORT_PARAMS, SUMMARY_PARAMS, summarize_task
 
     with opened(args.project) as project:
         spec = get_model(project, args.model)
         books = _books(project, args)
+        plan = SummaryPlan(model=spec.label, book_ids=tuple(books), per_book=args.per_book, seed=args.seed,
+                           chars=args.chars, max_tokens=args.max_tokens, max_attempts=args.attempts)
+        confirm_cost(spec, lambda: estimate_plan_cost(project, args.task, plan), yes=args.yes)
         with open_backend(spec, project) as backend:
             report = summarize_task(project, args.task, backend, model_label=spec.label, model_id=spec.id,
                                     book_ids=books, per_book=args.per_book, seed=args.seed, chars=args.chars,
@@ -174,6 +187,11 @@ def cmd_summarize(args: argparse.Namespace) -> int:
                                     distort_params=replace(DISTORT_PARAMS, max_tokens=args.max_tokens),
                                     summary_template=args.template, distort_template=args.distort_template)
     print(report.describe())
+    if report.summaries_failed or report.distorted_failed:
+        print("Ask again for the failed ones with: palimpsest continue "
+              f"{args.project} {report.summary_run} --retry-failed (the summaries), then "
+              f"palimpsest continue {args.project} {report.distort_run} --retry-failed (the distorted versions).")
+        return 1
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Helpers shared by the subcommands: opening the project, printing tables, a progress bar."""
+"""Helpers shared by the subcommands: opening the project, printing tables, a progress bar, asking before
+paid API calls, and reporting how a run ended."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ import contextlib
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import pandas as pd
 
 from workbench.errors import UserError
 from workbench.progress import Progress, TaskState, describe_duration
 from workbench.project import Project
+
+if TYPE_CHECKING:
+    from workbench.jobs import JobReport
+    from workbench.models.prices import CostEstimate
+    from workbench.models.registry import ModelSpec
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -75,14 +81,6 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
                 out.write(frame.to_string(index=False) + "\n")
 
 
-def confirm(question: str) -> bool:
-    """Ask a yes/no question on the terminal; False (no) when nobody is there to answer."""
-    if not sys.stdin.isatty():
-        return False
-    answer = input(f"{question} [y/N] ").strip().lower()
-    return answer in ("y", "yes")
-
-
 def parse_options(pairs: list[str]) -> dict[str, str]:
     """``["model=gpt4", "decade=1950s"]`` -> ``{"model": "gpt4", "decade": "1950s"}``."""
     options = {}
@@ -136,3 +134,65 @@ def progress_state(label: str = "", stream=None, *, line_every: float = 10.0) ->
     state = TaskState(on_progress=draw, min_interval=0.2)
     state.started = started  # type: ignore[attr-defined]
     return state
+
+
+# ---------------------------------------------------------------------------------------------- asking
+def add_yes_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--yes", action="store_true",
+                        help="do not ask before calling a paid API (needed where no one can answer: a script, a batch job)")
+
+
+def confirm(question: str, stream=None) -> bool:
+    """Ask ``question`` on the terminal; False (no) when there is no terminal to answer on."""
+    if not sys.stdin.isatty():
+        return False
+    stream = stream or sys.stderr
+    stream.write(f"{question} [y/N] ")
+    stream.flush()
+    answer = sys.stdin.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
+def confirm_cost(spec: "ModelSpec", estimate: Callable[[], "CostEstimate | None"], *, yes: bool,
+                 stream=None) -> None:
+    """Before model work on a paid API: show what it will cost and ask (as the desktop app does).
+
+    ``estimate`` is called only for a paid model; None means the cost cannot be worked out here. With
+    ``yes`` the estimate is shown and the work goes ahead; without a terminal to answer on, nothing starts
+    unless ``yes`` was given. Raises ``UserError`` when the work must not start."""
+    from workbench.models.prices import is_paid
+
+    if not is_paid(spec):
+        return
+    stream = stream or sys.stderr
+    found = estimate()
+    what = found.describe() if found is not None else "how much it will cost cannot be estimated here."
+    text = f"{spec.label} is a paid API: {what}"
+    if yes:
+        stream.write(text + "\n")
+        stream.flush()
+        return
+    if not sys.stdin.isatty():
+        raise UserError(f"{text} Nothing was sent: there is no terminal here to ask whether to go ahead. "
+                        "Add --yes to run it without the question.")
+    stream.write(text + "\n")
+    if not confirm("Go ahead?", stream):
+        raise UserError("Nothing was sent, at your request.")
+
+
+# ---------------------------------------------------------------------------------------------- reporting
+def report_run(report: "JobReport", project_path: Path, what: str, out=None) -> int:
+    """Print how a run ended and return the exit status: 0 only when it finished with nothing failed. With
+    failures, say how to ask again for just those."""
+    out = out or sys.stdout
+    failed = f", {report.failed} failed" if report.failed else ""
+    cached = f", {report.cached} from the cache" if report.cached else ""
+    out.write(f"{what}: run {report.run_id}, {report.done} of {report.total} done "
+              f"({report.processed} now{failed}{cached}).\n")
+    for text in dict.fromkeys((report.message, report.note)):  # a failed run's message is its note
+        if text:
+            out.write(text + "\n")
+    if report.failed_total:
+        out.write(f"Ask again for just the failed ones with: palimpsest continue {project_path} {report.run_id} "
+                  "--retry-failed\n")
+    return 0 if report.status == "done" and not report.failed_total else 1

@@ -68,26 +68,32 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_books(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         frame = project.books_frame()
-    if not args.all_columns and args.format == "table":
-        frame = frame[TABLE_COLUMNS]
+    if args.format == "table":
+        frame["words"] = [f"{w:,}" if has else "no text" for w, has in zip(frame["words"], frame["has_text"])]
+        if not args.all_columns:
+            frame = frame[TABLE_COLUMNS]
     print_frame(frame, args.format)
     return 0
 
 
 def cmd_book(args: argparse.Namespace) -> int:
-    from workbench.corpus.library import book_text, format_tags, get_book
+    from workbench.corpus.library import RESULTS_ONLY, book_text, format_tags, get_book
     from workbench.corpus.stats import text_statistics
 
     with opened(args.project) as project:
         book = get_book(project, args.book_id)
-        stats = text_statistics(book_text(project, book.id))
+        stats = text_statistics(book_text(project, book.id)) if book.has_text else None
     rows = [
         ("Title", book.title), ("Author", book.author), ("Year", book.year or ""),
         ("Language", book.language or ""), ("Source", book.source_name or ""),
-        ("Gutenberg number", book.external_id or ""), ("Tags", format_tags(book.tags)),
-        ("Words", f"{stats.words:,}"), ("Sentences", f"{stats.sentences:,}"),
-        ("Chapters detected", stats.chapters), ("Paragraphs", f"{stats.paragraphs:,}"),
+        (book.id_label, book.external_id or ""),
+        ("Tags", format_tags(book.tags)),
     ]  # fmt: skip
+    if stats is None:
+        rows.append(("Text", RESULTS_ONLY))
+    else:
+        rows += [("Words", f"{stats.words:,}"), ("Sentences", f"{stats.sentences:,}"),
+                 ("Chapters detected", stats.chapters), ("Paragraphs", f"{stats.paragraphs:,}")]
     for label, value in rows:
         print(f"{label + ':':<19} {value}")
     return 0

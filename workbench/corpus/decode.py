@@ -11,7 +11,7 @@ another encoding pasted in) is refused: guessing would garble one part or the ot
 from __future__ import annotations
 
 import codecs
-import unicodedata
+import re
 
 from workbench.errors import UserError
 
@@ -23,7 +23,8 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _FALLBACKS = ("utf-8", "cp1252", "latin-1")
-_ALLOWED_CONTROLS = set("\t\n\r\f\v")
+# Unicode's control characters (category Cc: U+0000-U+001F and U+007F-U+009F) other than \t \n \v \f \r
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 # Real books have next to no control characters; random or binary data has about one byte in eight.
 MAX_CONTROL_FRACTION = 0.001
 
@@ -49,7 +50,7 @@ def looks_like_text(text: str) -> bool:
     if not text:
         return True
     sample = text[:200_000]
-    controls = sum(1 for ch in sample if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) == "Cc")
+    controls = len(_CONTROLS.findall(sample))
     return controls / len(sample) <= MAX_CONTROL_FRACTION
 
 

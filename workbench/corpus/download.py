@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from workbench.errors import UserError
+from workbench.models.secrets import is_web_address, shown_address
 from workbench.progress import TaskState
 from workbench.version import __version__
 
@@ -31,10 +32,17 @@ class Downloaded:
 
 
 def mirror_base(mirror: str | None = None) -> str:
+    """The mirror's address, checked; it may hold a user name and password, which go with the requests only
+    (messages and the books' records show the address without them: ``secrets.shown_address``)."""
     base = (mirror or os.environ.get(MIRROR_ENV) or DEFAULT_MIRROR).strip().rstrip("/")
-    if urlsplit(base).scheme not in ("http", "https") or not urlsplit(base).netloc:
-        raise UserError(f"'{base}' is not a web address. Write the mirror as, e.g., {DEFAULT_MIRROR}.")
+    if not is_web_address(base):
+        raise UserError(f"'{shown_address(base)}' is not a web address. Write the mirror as, e.g., {DEFAULT_MIRROR}.")
     return base
+
+
+def _host(base: str) -> str:
+    parts = urlsplit(base)
+    return f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
 
 
 def parse_gutenberg_id(value: object) -> int:
@@ -69,7 +77,7 @@ def fetch_gutenberg_text(
 ) -> Downloaded:
     book_id = parse_gutenberg_id(book_id)
     base = mirror_base(mirror)
-    host = urlsplit(base).netloc
+    host = _host(base)  # never the user name and password
     problems: list[str] = []
     headers = {"User-Agent": f"Palimpsest/{__version__} (literary research workbench)"}
     try:
@@ -82,7 +90,7 @@ def fetch_gutenberg_text(
                     if response.status_code != 200:
                         problems.append(f"{response.status_code} {response.reason_phrase}")
                         continue
-                    return Downloaded(book_id, url, _read_limited(response, max_bytes, book_id, state))
+                    return Downloaded(book_id, shown_address(url), _read_limited(response, max_bytes, book_id, state))
     except httpx.TimeoutException:
         raise UserError(
             f"{host} did not answer in time while fetching Gutenberg book {book_id}. "

@@ -28,11 +28,27 @@ class Book:
     external_id: str | None
     words: int
     added_at: str
+    #: False for a book known only from imported results (``source_kind`` 'external'): it has no stored
+    #: text, so nothing can be read, counted or extracted from it; its results are analysed like any other.
+    has_text: bool = True
     tags: dict[str, str] = field(default_factory=dict)
 
     @property
     def display_name(self) -> str:
         return self.title or self.external_id or f"Book {self.id}"
+
+    @property
+    def id_label(self) -> str:
+        """What ``external_id`` is: a Gutenberg number, or the id results were imported under."""
+        if self.has_text or (self.external_id or "").isdigit():
+            return "Gutenberg number"
+        return "Imported as"
+
+
+RESULTS_ONLY = "results only — no text"
+RESULTS_ONLY_HINT = ("Known only from imported results: there is no text to read, count or take passages from. "
+                     "Import the book's text to use it with the other probes; a metadata table (Import → "
+                     "Metadata table) can fill in its title, author, year and tags.")
 
 
 def _tags_for(project: "Project", book_ids: Iterable[int] | None = None) -> dict[int, dict[str, str]]:
@@ -48,26 +64,33 @@ def _tags_for(project: "Project", book_ids: Iterable[int] | None = None) -> dict
     return tags
 
 
-_BOOK_COLUMNS = "id, title, author, year, language, source_kind, source_name, external_id, words, added_at"
+# whether the text is stored is read from book_texts itself (its key only, never the text)
+_BOOK_COLUMNS = ("id, title, author, year, language, source_kind, source_name, external_id, words, added_at,"
+                 " EXISTS (SELECT 1 FROM book_texts t WHERE t.book_id = books.id)")
+
+
+def _book(row: tuple, tags: dict[str, str]) -> Book:
+    return Book(*row[:-1], has_text=bool(row[-1]), tags=tags)
 
 
 def list_books(project: "Project") -> list[Book]:
     rows = project.db.execute(f"SELECT {_BOOK_COLUMNS} FROM books ORDER BY id").fetchall()
     tags = _tags_for(project)
-    return [Book(*row, tags=tags.get(row[0], {})) for row in rows]
+    return [_book(row, tags.get(row[0], {})) for row in rows]
 
 
 def get_book(project: "Project", book_id: int) -> Book:
     row = project.db.execute(f"SELECT {_BOOK_COLUMNS} FROM books WHERE id = ?", [book_id]).fetchone()
     if row is None:
         raise UserError(f"There is no book with id {book_id} in this project. 'palimpsest books' lists them.")
-    return Book(*row, tags=_tags_for(project, [book_id]).get(book_id, {}))
+    return _book(row, _tags_for(project, [book_id]).get(book_id, {}))
 
 
 def book_text(project: "Project", book_id: int) -> str:
     row = project.db.execute("SELECT text FROM book_texts WHERE book_id = ?", [book_id]).fetchone()
     if row is None:
-        raise UserError(f"Book {book_id} has no stored text (it was known only from imported results).")
+        raise UserError(f"Book {book_id} has no stored text: it is known only from imported results. Import the "
+                        "book's text to read it.")
     return row[0]
 
 
@@ -106,7 +129,9 @@ def parse_tags(text: str) -> dict[str, str]:
 
 
 def books_frame(project: "Project", *, expand_tags: bool = False) -> pd.DataFrame:
-    """One row per book: id, title, author, year, words, tags (and each tag as a column if asked)."""
+    """One row per book: id, title, author, year, words, tags (and each tag as a column if asked), language,
+    source, external id and ``has_text`` (False for a book known only from imported results: its words
+    are missing, not 0)."""
     books = list_books(project)
     frame = pd.DataFrame(
         [
@@ -115,17 +140,20 @@ def books_frame(project: "Project", *, expand_tags: bool = False) -> pd.DataFram
                 "title": b.title,
                 "author": b.author,
                 "year": b.year,
-                "words": b.words,
+                "words": b.words if b.has_text else None,
                 "tags": format_tags(b.tags),
                 "language": b.language,
                 "source": b.source_name,
                 "external_id": b.external_id,
+                "has_text": b.has_text,
             }
             for b in books
         ],
-        columns=["id", "title", "author", "year", "words", "tags", "language", "source", "external_id"],
+        columns=["id", "title", "author", "year", "words", "tags", "language", "source", "external_id", "has_text"],
     )
     frame["year"] = frame["year"].astype("Int64")
+    frame["words"] = frame["words"].astype("Int64")
+    frame["has_text"] = frame["has_text"].astype(bool)
     if expand_tags:
         keys = sorted({k for b in books for k in b.tags})
         for key in keys:

@@ -2,7 +2,11 @@
 
 Rows are matched to books by one of these columns, first that the row fills wins:
 ``id``/``book_id`` (the book's number in this project, as ``palimpsest books`` lists it),
+``external_id`` (the id a book was imported under, e.g. the stem of a published results file),
 ``gutenberg_id`` (the Project Gutenberg number), or ``file`` (the file name, with or without extension).
+A book known only from imported results is found by its results file's name too (with or without
+extension): ``austen_pride_and_prejudice_Pride_and_Prejudice.txt`` in the ``file`` column finds the
+book imported from that file.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ YEAR_COLUMNS = ("year", "first_published_year", "publication_year", "pub_year", 
 FIELD_COLUMNS = ("title", "author", "language")
 TAGS_COLUMN = "tags"  # 'genre=gothic; decade=1890s', as 'palimpsest books' writes it
 # Columns that 'palimpsest books --format csv' writes but that are computed, not metadata.
-IGNORED_COLUMNS = ("words", "added_at")
+IGNORED_COLUMNS = ("words", "added_at", "has_text")
 MAX_CSV_BYTES = 50 * 1024 * 1024
 
 
@@ -56,6 +60,10 @@ def _file_keys(name: str) -> set[str]:
     return {base, Path(base).stem} if base else set()
 
 
+# An id that is a Project Gutenberg number: 1342, pg1342, 1342_pride_and_prejudice (not austen_2_cities).
+GUTENBERG_ID = re.compile(r"(?:pg)?(\d+)(?:[_\-.].*)?", re.IGNORECASE)
+
+
 def _gutenberg_key(value: str) -> str:
     """'1342', 'PG1342', '1342.0' (a spreadsheet's number) -> '1342'."""
     value = value.strip()
@@ -76,12 +84,18 @@ class MetadataTable:
     def __post_init__(self) -> None:
         self._by_book_id: dict[int, MetadataRow] = {}
         self._by_gutenberg: dict[str, MetadataRow] = {}
+        self._by_external: dict[str, MetadataRow] = {}
         self._by_file: dict[str, MetadataRow] = {}
         for row in self.rows:
             book_id = row.get(BOOK_ID_COLUMNS)
             if book_id.isdigit():
                 self._by_book_id.setdefault(int(book_id), row)
-            gutenberg = _gutenberg_key(row.get(GUTENBERG_COLUMNS))
+            if row.values.get("external_id"):
+                self._by_external.setdefault(row.values["external_id"].casefold(), row)
+            gutenberg = row.get(GUTENBERG_COLUMNS)
+            if gutenberg == row.values.get("external_id") and not GUTENBERG_ID.fullmatch(gutenberg):
+                gutenberg = ""  # an imported id such as b07 or dickens_2_cities is no Gutenberg number
+            gutenberg = _gutenberg_key(gutenberg)
             if gutenberg:
                 self._by_gutenberg.setdefault(gutenberg, row)
             for key in _file_keys(row.get(FILE_COLUMNS)):
@@ -99,9 +113,12 @@ class MetadataTable:
         if book_id is not None:
             row = self._by_book_id.get(book_id)
         if row is None and external_id:
+            row = self._by_external.get(external_id.strip().casefold())
+        if row is None and external_id and GUTENBERG_ID.fullmatch(external_id.strip()):
             row = self._by_gutenberg.get(_gutenberg_key(external_id))
-        if row is None and source_name:
-            row = next((self._by_file[k] for k in sorted(_file_keys(source_name)) if k in self._by_file), None)
+        for name in (source_name, external_id):  # an imported book's id is its results file's stem
+            if row is None and name:
+                row = next((self._by_file[k] for k in sorted(_file_keys(name)) if k in self._by_file), None)
         if row is not None:
             self.matched_lines.add(row.line)
         return row

@@ -9,6 +9,8 @@ happen behind this interface; probes never see which library answers.
 - ``sample`` is the sample index: requests that differ only in ``sample`` are different draws.
 - ``continuation_logprob`` scores a given continuation (local models).
 - ``fill_mask`` gives top-k fills for the mask token (encoder models such as BERT).
+- ``score_texts`` reads whole texts and says how likely each token was (local models; membership
+  scores and surprisal).
 """
 
 from __future__ import annotations
@@ -128,6 +130,40 @@ class Failure:
 Result = Generation | Failure
 
 
+@dataclass
+class TokenScores:
+    """A text as a model reads it: its tokens and, at each, what the model expected.
+
+    ``logprobs[i]`` is ln p(token i | everything before it), None for a first token with nothing before
+    it. ``expected[i]`` and ``variance[i]`` are the mean and variance of ln p(v) over the model's whole
+    next-token distribution at that place (Min-K%++ standardises with them). ``word_start`` (when asked
+    for) has one entry more than the tokens: entry i is the probability that the token at place i begins
+    a new word (a token that starts with white space, or the end of the text), entry n the same after
+    the last token; None where nothing precedes."""
+
+    tokens: list[str]
+    offsets: list[tuple[int, int]]  # the characters of the text each token covers
+    logprobs: list[float | None]
+    expected: list[float | None]
+    variance: list[float | None]
+    word_start: list[float | None] | None = None
+
+
+def scoring_windows(length: int, width: int) -> list[tuple[int, int, int]]:
+    """``(start, end, first_scored)`` windows for reading ``length`` tokens ``width`` at a time.
+
+    A text longer than the model's context is read in windows that overlap by half: each later window
+    starts with the second half of the one before as context and scores only the tokens after it."""
+    if length <= width:
+        return [(0, length, 0)]
+    half = max(1, width // 2)
+    windows = [(0, width, 0)]
+    while windows[-1][1] < length:
+        start = windows[-1][1] - half
+        windows.append((start, min(start + width, length), windows[-1][1]))
+    return windows
+
+
 def check_logit_bias(params: GenerationParams, vocab: int) -> Failure | None:
     """For local models: a failure when the logit bias names a token id outside the model's vocabulary
     (ids 0 to ``vocab - 1``), else None."""
@@ -169,6 +205,17 @@ class Backend(ABC):
         """Sum of log-probabilities of ``continuation``'s tokens after ``prompt`` (natural log)."""
         raise NotSupported(f"{self.kind} models cannot score a given continuation.")
 
+    def score_texts(self, texts: Sequence[str], *, start_token: bool = False,
+                    word_boundaries: bool = False) -> list["TokenScores | Failure"]:
+        """How likely the model finds each token of each text (``TokenScores``), in one batched pass.
+
+        The tokenizer's own special tokens are added as when the text is encoded normally (a Llama
+        tokenizer puts its start token first, a GPT-2 one adds nothing, so its first token has no
+        score); ``start_token`` puts the model's start-of-text token (or end-of-text token, when it has
+        no start token) first when the tokenizer added none, so that every token is scored.
+        ``word_boundaries`` also gives ``word_start``."""
+        raise NotSupported(f"{self.kind} models cannot score a text token by token; use a local model.")
+
     @property
     def mask_token(self) -> str | None:
         return None
@@ -180,6 +227,11 @@ class Backend(ABC):
     @property
     def capabilities(self) -> frozenset[str]:
         return frozenset({"generate"})
+
+    def run_notes(self, *, failures: bool) -> list[str]:
+        """Sentences a run's notes should state about how this model was used: warnings about how it was
+        loaded, and (``failures``: some items failed) how often a failing request was tried."""
+        return []
 
     def close(self) -> None:
         """Free memory, stop threads. Safe to call twice."""

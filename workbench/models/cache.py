@@ -119,6 +119,9 @@ class CachedBackend(Backend):
     def cache_scope(self) -> str:
         return backend_scope(self.inner)
 
+    def run_notes(self, *, failures: bool) -> list[str]:
+        return self.inner.run_notes(failures=failures)
+
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Result]]:
         return self.generate_until(requests)
 
@@ -156,6 +159,9 @@ class CachedBackend(Backend):
     # everything else is the inner backend's
     def continuation_logprob(self, prompt: str | Sequence[Message], continuation: str) -> float:
         return self.inner.continuation_logprob(prompt, continuation)
+
+    def score_texts(self, texts: Sequence[str], *, start_token: bool = False, word_boundaries: bool = False) -> list:
+        return self.inner.score_texts(texts, start_token=start_token, word_boundaries=word_boundaries)
 
     @property
     def mask_token(self) -> str | None:

@@ -33,6 +33,12 @@ def outcome_from(request: Request, result: Generation | Failure) -> Outcome:
     )
 
 
+def noting(process: Process, backend: Backend) -> Process:
+    """``process``, carrying the notes ``backend`` gives a run (``jobs.run_job`` writes them into the run)."""
+    process.run_notes = backend.run_notes  # type: ignore[attr-defined]
+    return process
+
+
 def generation_process(backend: Backend, build_request: Callable[[Unit], Request]) -> Process:
     """A job ``Process`` that sends one request per unit through ``backend``."""
 
@@ -53,4 +59,4 @@ def generation_process(backend: Backend, build_request: Callable[[Unit], Request
             if close is not None:
                 close()  # a backend stops its requests still in flight
 
-    return process
+    return noting(process, backend)

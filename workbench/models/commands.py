@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    add_yes_argument,
+    confirm_cost,
+    opened,
+    print_frame,
+    progress_state,
+    report_run,
+)
 from workbench.models import registry
 from workbench.models.registry import BACKENDS, ModelSpec
 
@@ -88,7 +97,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("continue", help="continue a stopped run, or retry only its failed items")
     add_project_argument(p)
     p.add_argument("run", type=int, help="the run's number (palimpsest runs PROJECT lists them)")
-    p.add_argument("--failed-only", action="store_true", help="redo only the items that failed")
+    p.add_argument("--retry-failed", "--failed-only", dest="retry_failed", action="store_true",
+                   help="redo only the items that failed")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_continue)
 
 
@@ -104,7 +115,13 @@ def cmd_add(args: argparse.Namespace) -> int:
         added = registry.add_model(project, spec)
     print(f"Added {added.label} ({added.backend}: {added.ref}). Check it with: palimpsest model test "
           f"{args.project} {added.label}")
+    _print_warnings(added)
     return 0
+
+
+def _print_warnings(spec: ModelSpec) -> None:
+    for warning in registry.model_warnings(spec):
+        print(f"Warning: {warning}")
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
@@ -124,6 +141,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
             changes["tags"] = {k: v for k, v in tags.items() if k not in args.remove_tag}
         updated = registry.update_model(project, current.id, **changes)
     print(f"Updated {updated.label}.")
+    _print_warnings(updated)
     return 0
 
 
@@ -136,6 +154,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         spec = registry.get_model(project, args.label)
+    _print_warnings(spec)
     print(f"Sending to {spec.label}: {args.prompt}", flush=True)
     answer, seconds = registry.test_model(spec, args.prompt)
     print(f"Answer: {answer.strip() or '(empty)'}")
@@ -205,11 +224,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_continue(args: argparse.Namespace) -> int:
     from workbench import jobs
+    from workbench.models.usage import estimate_continuation
 
     with opened(args.project) as project:
-        what = "Retrying the failed items of" if args.failed_only else "Continuing"
+        run = jobs.get_run(project, args.run)
+        if run["model_id"] is not None and jobs.can_resume(run["kind"]):
+            confirm_cost(registry.get_model(project, int(run["model_id"])),
+                         lambda: estimate_continuation(project, args.run, args.retry_failed), yes=args.yes)
+        what = "Retrying the failed items of" if args.retry_failed else "Continuing"
         print(f"{what} run {args.run}…", flush=True)
-        report = jobs.resume_run(project, args.run, progress_state(f"Run {args.run}"), retry_failed=args.failed_only)
-    print(report.message or f"Run {args.run}: {report.done} of {report.total} done "
-                            f"({report.processed} now, {report.failed} failed, {report.cached} from the cache).")
-    return 0
+        report = jobs.resume_run(project, args.run, progress_state(f"Run {args.run}"), retry_failed=args.retry_failed)
+    return report_run(report, args.project, f"Run {args.run}")

@@ -22,7 +22,18 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from workbench.errors import UserError
-from workbench.models.base import Backend, BackendError, Failure, Generation, Message, Request, Result, check_logit_bias
+from workbench.models.base import (
+    Backend,
+    BackendError,
+    Failure,
+    Generation,
+    Message,
+    Request,
+    Result,
+    TokenScores,
+    check_logit_bias,
+    scoring_windows,
+)
 from workbench.models.prompt_text import flatten_messages
 
 GGUF_MAGIC = b"GGUF"
@@ -96,7 +107,7 @@ class LlamaCppBackend(Backend):
 
     @property
     def capabilities(self) -> frozenset[str]:
-        return frozenset({"generate", "continuation_logprob", "logprobs"})
+        return frozenset({"generate", "continuation_logprob", "logprobs", "score_texts"})
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Result]]:
         self._require_open()
@@ -129,6 +140,71 @@ class LlamaCppBackend(Backend):
         peak = rows.max(axis=-1, keepdims=True)
         logprobs = rows - peak - np.log(np.exp(rows - peak).sum(axis=-1, keepdims=True))
         return float(logprobs[np.arange(len(rows)), full_ids[start:]].sum())
+
+    def score_texts(self, texts: Sequence[str], *, start_token: bool = False,
+                    word_boundaries: bool = False) -> list[TokenScores | Failure]:
+        """Token log-probabilities of whole texts, one text at a time (see ``Backend.score_texts``).
+
+        The start-of-text token comes first when the model asks for it (as ``create_completion`` does),
+        or when ``start_token`` is set; texts longer than the context are read in half-overlapping
+        windows."""
+        import numpy as np
+
+        self._require_open()
+        llama = self._with_logits()
+        mask = self._word_start_mask() if word_boundaries else None
+        results: list[TokenScores | Failure] = []
+        for text in texts:
+            add_bos = llama._model.add_bos_token() or start_token
+            prefix = [llama.token_bos()] if add_bos and llama.token_bos() >= 0 else []
+            if start_token and not prefix:
+                prefix = [llama.token_eos()]
+            ids = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            offsets = _char_offsets(llama, ids, text)
+            all_ids = prefix + ids
+            n = len(all_ids)
+            logprobs: list[float | None] = [None] * n
+            expected: list[float | None] = [None] * n
+            variance: list[float | None] = [None] * n
+            starts: list[float | None] = [None] * (n + 1)
+            for begin, end, first in scoring_windows(n, llama.n_ctx()):
+                llama.reset()
+                llama.eval(all_ids[begin:end])
+                rows = np.asarray(llama.scores[: end - begin], dtype=np.float64)
+                logp = rows - rows.max(axis=-1, keepdims=True)
+                logp -= np.log(np.exp(logp).sum(axis=-1, keepdims=True))
+                probs = np.exp(logp)
+                mean = (probs * logp).sum(-1)
+                spread = np.maximum((probs * logp ** 2).sum(-1) - mean ** 2, 0.0)
+                mass = probs @ mask if mask is not None else None
+                for t in range(max(1, first - begin), end - begin):
+                    logprobs[begin + t] = float(logp[t - 1, all_ids[begin + t]])
+                    expected[begin + t] = float(mean[t - 1])
+                    variance[begin + t] = float(spread[t - 1])
+                if mass is not None:
+                    for t in range(max(1, first - begin), end - begin + 1):
+                        starts[begin + t] = float(mass[t - 1])
+            skip = len(prefix)
+            results.append(TokenScores(
+                tokens=[text[a:b] for a, b in offsets], offsets=offsets, logprobs=logprobs[skip:],
+                expected=expected[skip:], variance=variance[skip:],
+                word_start=starts[skip:] if mask is not None else None))
+        return results
+
+    def _word_start_mask(self):
+        """1.0 for tokens whose text starts with white space, and for end-of-text."""
+        import numpy as np
+
+        if getattr(self, "_word_starts", None) is None:
+            llama = self.llama
+            mask = np.zeros(llama.n_vocab(), dtype=np.float64)
+            for token in range(llama.n_vocab()):
+                piece = llama.detokenize([token], special=False)
+                if piece[:1].isspace():
+                    mask[token] = 1.0
+            mask[llama.token_eos()] = 1.0
+            self._word_starts = mask
+        return self._word_starts
 
     def close(self) -> None:
         self._release()
@@ -273,3 +349,15 @@ def _token_logprobs(logprobs: dict | None, chat: bool) -> list[tuple[str, float]
     if chat:
         return [(item["token"], float(item["logprob"])) for item in logprobs.get("content") or []]
     return [(token, float(lp)) for token, lp in zip(logprobs["tokens"], logprobs["token_logprobs"])]
+
+
+def _char_offsets(llama, ids: list[int], text: str) -> list[tuple[int, int]]:
+    """Character offsets of llama.cpp tokens in ``text``: the growth of the decoded bytes, token by token
+    (a token holding part of a character gets the character once it is complete)."""
+    offsets, done, data = [], 0, b""
+    for token in ids:
+        data += llama.detokenize([token], special=False)
+        now = min(len(text), len(data.decode("utf-8", errors="ignore")))
+        offsets.append((done, now))
+        done = now
+    return offsets

@@ -37,13 +37,24 @@ from workbench.models.base import (
     NotSupported,
     Request,
     Result,
+    TokenScores,
     check_logit_bias,
+    scoring_windows,
 )
-from workbench.models.hf_locate import Progress, has_safetensors, locate_model
+from workbench.models.hf_locate import (
+    Progress,
+    has_safetensors,
+    locate_model,
+    pickle_loading_problem,
+    weight_warnings,
+)
 from workbench.models.prompt_text import cut_at_stop, flatten_messages
 from workbench.models.torch_env import choose_device, choose_dtype, free_memory, is_out_of_memory
 
 DEFAULT_MAX_BATCH_SIZE = 64
+# how tokenizers write a leading space or line break: byte-level BPE (GPT-2) and SentencePiece (Llama)
+_WORD_START_MARKS = "\u0120\u010a\u0109\u2581"
+_WHITE_SPACE_BYTES = {"<0x09>", "<0x0A>", "<0x0D>", "<0x20>"}
 CPU_TOKEN_BUDGET = 8192
 MPS_TOKEN_BUDGET = 16384
 
@@ -141,6 +152,14 @@ class TransformersBackend(Backend):
 
         model_class = AutoModelForMaskedLM if self.is_masked else AutoModelForCausalLM
         safetensors = has_safetensors(self.folder)  # pickle weights only when there is nothing else
+        if not safetensors:
+            import torch
+
+            problem = pickle_loading_problem(self.display_name, torch.__version__)
+            if problem:
+                raise BackendError(problem)
+        #: said in the notes of every run that loads this model (``run_notes``)
+        self.load_warnings = weight_warnings(self.folder, self.display_name)
         try:
             model = model_class.from_pretrained(
                 self.folder,
@@ -157,6 +176,9 @@ class TransformersBackend(Backend):
                     "programs, choose a smaller model, or use the number format bfloat16 or float16."
                 ) from None
             raise _load_error(self.display_name, self.folder, "model", exc) from None
+
+    def run_notes(self, *, failures: bool) -> list[str]:
+        return list(self.load_warnings)
 
     def _neutralize_generation_defaults(self) -> None:
         """Keep the model's end-of-text and padding ids, drop the rest of its generation defaults.
@@ -204,7 +226,7 @@ class TransformersBackend(Backend):
     def capabilities(self) -> frozenset[str]:
         if self.is_masked:
             return frozenset({"fill_mask"})
-        return frozenset({"generate", "continuation_logprob", "logprobs"})
+        return frozenset({"generate", "continuation_logprob", "logprobs", "score_texts"})
 
     @property
     def mask_token(self) -> str | None:
@@ -288,6 +310,112 @@ class TransformersBackend(Backend):
                     )
                 fills.update(output)
         return [fills[i] for i in range(len(texts))]
+
+    def score_texts(self, texts: Sequence[str], *, start_token: bool = False,
+                    word_boundaries: bool = False) -> list[TokenScores | Failure]:
+        """Token log-probabilities of whole texts in padded batches (see ``Backend.score_texts``).
+
+        A batch holds at most ``score_budget`` tokens, so that its logits (tokens x vocabulary) stay a few
+        hundred megabytes; a text longer than the model's context is read in half-overlapping windows."""
+        self._require_causal("score a text")
+        prepared = self._scoring_tokens(texts, start_token)
+        mask = self._word_start_mask() if word_boundaries else None
+        width = self.max_positions or (1 << 30)
+        slots = [_ScoreSlots(len(ids)) for ids, _, _ in prepared]
+        pieces = [(index, start, end, first) for index, (ids, _, _) in enumerate(prepared)
+                  for start, end, first in scoring_windows(len(ids), width)]
+        pieces.sort(key=lambda piece: piece[2] - piece[1], reverse=True)
+        failed: dict[int, Failure] = {}
+        budget = self.score_budget
+        position = 0
+        while position < len(pieces):
+            longest = pieces[position][2] - pieces[position][1]
+            size = max(1, min(self._batch_cap, budget // max(longest, 1)))
+            batch = pieces[position : position + size]
+            position += len(batch)
+            for part, output in self._split_on_oom(batch, lambda part: self._score_batch(part, prepared, mask)):
+                if output is None:
+                    failed[part[0][0]] = Failure(
+                        f"The model ran out of memory reading a text of {len(prepared[part[0][0]][0])} tokens. "
+                        "Close other programs, or use a smaller model or number format.", kind="oom")
+                    continue
+                for (index, start, end, first), values in zip(part, output):
+                    slots[index].fill(start, end, first, values)
+        results: list[TokenScores | Failure] = []
+        for index, (text, (ids, offsets, special)) in enumerate(zip(texts, prepared)):
+            results.append(failed[index] if index in failed else slots[index].scores(text, offsets, special, mask is not None))
+        return results
+
+    @property
+    def score_budget(self) -> int:
+        """Tokens per scoring batch: the token budget, and at most ~32 million logits."""
+        vocab = self.model.get_output_embeddings().weight.shape[0]
+        return max(1, min(self.token_budget, (1 << 25) // max(vocab, 1)))
+
+    def _scoring_tokens(self, texts: Sequence[str], start_token: bool) -> list[tuple[list[int], list, list[bool]]]:
+        """Per text: token ids, character offsets and which tokens are special, as the tokenizer encodes it
+        (all texts in one call of a fast tokenizer)."""
+        if getattr(self.tokenizer, "is_fast", False):
+            out = self.tokenizer(list(texts), return_offsets_mapping=True, return_special_tokens_mask=True)
+            encoded = [(list(ids), [tuple(o) for o in offsets], [bool(m) for m in special])
+                       for ids, offsets, special in zip(out["input_ids"], out["offset_mapping"],
+                                                        out["special_tokens_mask"])]
+        else:
+            specials = set(self.tokenizer.all_special_ids)
+            encoded = []
+            for text in texts:
+                ids = self._encode(text, True)
+                special = [i in specials for i in ids]
+                encoded.append((ids, _offsets_by_decoding(self.tokenizer, ids, special, len(text)), special))
+        if not start_token:
+            return encoded
+        start = self._start_token()
+        return [(ids, offsets, special) if special and special[0] else
+                ([start, *ids], [(0, 0), *offsets], [True, *special]) for ids, offsets, special in encoded]
+
+    def _word_start_mask(self):
+        """1.0 for tokens that begin a new word (they start with white space) and for end-of-text."""
+        import torch
+
+        if getattr(self, "_word_starts", None) is None:
+            vocab = self.model.get_output_embeddings().weight.shape[0]
+            pieces = self.tokenizer.convert_ids_to_tokens(list(range(min(vocab, len(self.tokenizer)))))
+            mask = torch.zeros(vocab, dtype=torch.float32)
+            for token_id, piece in enumerate(pieces):
+                if piece and (piece[0] in _WORD_START_MARKS or piece[0].isspace() or piece in _WHITE_SPACE_BYTES):
+                    mask[token_id] = 1.0
+            for token_id in self.eos_ids:
+                if token_id < vocab:
+                    mask[token_id] = 1.0
+            self._word_starts = mask.to(self.device)
+        return self._word_starts
+
+    def _score_batch(self, part, prepared, mask) -> list[dict]:
+        import torch
+
+        windows = [prepared[index][0][start:end] for index, start, end, _ in part]
+        width = max(len(w) for w in windows)
+        input_ids = torch.tensor([w + [self.pad_id] * (width - len(w)) for w in windows], device=self.device)
+        attention = torch.tensor([[1] * len(w) + [0] * (width - len(w)) for w in windows], device=self.device)
+        with torch.inference_mode():
+            logits = self.model(input_ids=input_ids, attention_mask=attention).logits.float()
+            logp = torch.log_softmax(logits, dim=-1)
+            probs = logp.exp()
+            expected = (probs * logp).sum(-1)
+            variance = ((probs * logp.square()).sum(-1) - expected.square()).clamp_min(0.0)
+            chosen = logp[:, :-1].gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+            starts = (probs * mask).sum(-1).cpu().numpy() if mask is not None else None
+        chosen, expected, variance = chosen.cpu().numpy(), expected.cpu().numpy(), variance.cpu().numpy()
+        out = []
+        for row, window in enumerate(windows):
+            n = len(window)
+            out.append({
+                "logprobs": chosen[row, : n - 1].tolist(),
+                "expected": expected[row, : n - 1].tolist(),
+                "variance": variance[row, : n - 1].tolist(),
+                "word_start": starts[row, :n].tolist() if starts is not None else None,
+            })
+        return out
 
     def close(self) -> None:
         model = getattr(self, "model", None)
@@ -577,3 +705,49 @@ def _common_prefix_length(a: list[int], b: list[int]) -> int:
             break
         n += 1
     return n
+
+
+class _ScoreSlots:
+    """One text's per-token values, filled window by window (``score_texts``)."""
+
+    def __init__(self, length: int):
+        self.logprobs: list[float | None] = [None] * length
+        self.expected: list[float | None] = [None] * length
+        self.variance: list[float | None] = [None] * length
+        self.word_start: list[float | None] = [None] * (length + 1)
+
+    def fill(self, start: int, end: int, first: int, values: dict) -> None:
+        # local position t (>= 1) of the window is predicted from position t - 1: values[...][t - 1]
+        low = max(1, first - start)
+        self.logprobs[start + low : end] = values["logprobs"][low - 1 : end - start - 1]
+        self.expected[start + low : end] = values["expected"][low - 1 : end - start - 1]
+        self.variance[start + low : end] = values["variance"][low - 1 : end - start - 1]
+        if values["word_start"] is not None:
+            self.word_start[start + low : end + 1] = values["word_start"][low - 1 : end - start]
+
+    def scores(self, text: str, offsets, special, with_word_start: bool) -> TokenScores:
+        keep = [i for i, s in enumerate(special) if not s]
+        after = keep[-1] + 1 if keep else len(special)
+        return TokenScores(
+            tokens=[text[offsets[i][0] : offsets[i][1]] for i in keep],
+            offsets=[(int(offsets[i][0]), int(offsets[i][1])) for i in keep],
+            logprobs=[self.logprobs[i] for i in keep],
+            expected=[self.expected[i] for i in keep],
+            variance=[self.variance[i] for i in keep],
+            word_start=[self.word_start[i] for i in keep] + [self.word_start[after]] if with_word_start else None,
+        )
+
+
+def _offsets_by_decoding(tokenizer, ids: list[int], special: list[bool], length: int) -> list[tuple[int, int]]:
+    """Character offsets of tokens for a tokenizer that cannot give them: the growth of the decoded text."""
+    offsets, done = [], 0
+    real = []
+    for token_id, is_special in zip(ids, special):
+        if is_special:
+            offsets.append((done, done))
+            continue
+        real.append(token_id)
+        now = min(length, len(tokenizer.decode(real)))
+        offsets.append((done, now))
+        done = now
+    return offsets

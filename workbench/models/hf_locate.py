@@ -50,6 +50,30 @@ def has_safetensors(folder: Path) -> bool:
     return any(folder.glob("*.safetensors"))
 
 
+#: transformers reads pickle weights (``torch.load``) only with PyTorch 2.6 or newer (a security fix)
+PICKLE_MIN_TORCH = (2, 6)
+
+
+def weight_warnings(folder: Path, name: str | None = None) -> list[str]:
+    """What to tell a person about the weights in ``folder``: pickle files only (no safetensors)."""
+    if has_safetensors(folder) or not any(folder.glob("*.bin")):
+        return []
+    return [f"{name or folder.name} has its weights only as pickle files (.bin), not as safetensors. Loading a "
+            "pickle file can run code hidden in it: use this model only if you trust where it came from, or use a "
+            "copy saved as safetensors (saving it again with save_pretrained writes them)."]
+
+
+def pickle_loading_problem(name: str, torch_version: str) -> str | None:
+    """Why ``name``'s pickle weights cannot be loaded with this PyTorch, or None when they can."""
+    found = re.match(r"(\d+)\.(\d+)", torch_version)
+    if found is None or (int(found.group(1)), int(found.group(2))) >= PICKLE_MIN_TORCH:
+        return None
+    wanted = ".".join(map(str, PICKLE_MIN_TORCH))
+    return (f"{name} has its weights only as pickle files (.bin), which transformers loads only with PyTorch "
+            f"{wanted} or newer; this computer has PyTorch {torch_version}. Update it (pip install --upgrade "
+            f"'torch>={wanted}'), or use a copy of the model saved as safetensors.")
+
+
 def is_offline() -> bool:
     from huggingface_hub import constants
 

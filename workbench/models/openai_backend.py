@@ -20,7 +20,6 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Callable, Iterator, Sequence
-from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
@@ -34,23 +33,12 @@ from workbench.models.openai_requests import (
     read_chat,
     read_completion,
 )
+from workbench.models.secrets import shown_address
 
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_MALFORMED_RETRIES = 2
 OPENAI_ADDRESS = "https://api.openai.com/v1"
 _POLL_SECONDS = 0.2  # how often a wait for answers in flight looks for a cancel
-
-
-def shown_address(url: str) -> str:
-    """The server address as messages and reprs show it: without a user name, password or query string
-    (where a key may have been put)."""
-    parts = urlsplit(url)
-    if not (parts.username or parts.password or parts.query or parts.fragment):
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 class OpenAIBackend(Backend):
@@ -220,6 +208,11 @@ class OpenAIBackend(Backend):
             for future in futures:
                 future.cancel()  # only those not started; the few in flight finish and are dropped
 
+    def run_notes(self, *, failures: bool) -> list[str]:
+        if not failures:
+            return []
+        return [retry_policy(self.max_retries, self.malformed_retries)]
+
     def list_models(self) -> list[str]:
         """The model names the server offers (to check an address, or to fill a choice list)."""
         try:
@@ -239,6 +232,29 @@ class OpenAIBackend(Backend):
         self._pool.shutdown(wait=False, cancel_futures=True)
         if idle:
             self._client.close()
+
+
+def retry_policy(max_retries: int, malformed_retries: int) -> str:
+    """How often a failing request is tried, in words for a run's notes (the openai client's own backoff)."""
+    first, longest = _client_backoff()
+    tries = max_retries + 1
+    if max_retries <= 0:
+        waits = "without retrying"
+    else:
+        waits = (f"waiting about {first:g} s before the second try and twice as long before each further one "
+                 f"(at most {longest:g} s, or as long as the server asked, up to two minutes)")
+    return (f"A request the server refused for the moment (HTTP 408, 409, 429 or 5xx), that timed out or lost its "
+            f"connection was tried up to {tries} time{'s' if tries != 1 else ''}, {waits}; an answer that could not "
+            f"be read was asked for up to {malformed_retries + 1} times. Only then did the item count as failed.")
+
+
+def _client_backoff() -> tuple[float, float]:
+    """The openai client's first wait and longest wait between retries (seconds)."""
+    try:
+        from openai._constants import INITIAL_RETRY_DELAY, MAX_RETRY_DELAY  # not public; the values it uses
+    except ImportError:  # pragma: no cover - a client that moved them
+        return 0.5, 8.0
+    return float(INITIAL_RETRY_DELAY), float(MAX_RETRY_DELAY)
 
 
 class MalformedRequest(Exception):

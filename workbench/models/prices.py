@@ -153,6 +153,12 @@ def replace_prices(project: "Project", rows: Iterable[tuple[str, float, float]])
 
 
 # ---------------------------------------------------------------------------------------------- costs
+def is_paid(spec: "ModelSpec") -> bool:
+    """Whether calls to this model may cost money: any API model (the desktop app and the command line ask
+    before running one); local models and imported results cost nothing."""
+    return spec.backend not in LOCAL_BACKENDS and spec.backend != "external"
+
+
 def cost_of_usage(project: "Project | None", spec: "ModelSpec | None", usage: Mapping[str, int]) -> float | None:
     """Dollars for the tokens in ``usage``; 0 for local models; None when no price is known."""
     if spec is None:

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import pandas as pd
 
@@ -181,7 +181,8 @@ _SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "auth", "sig")
 def _address_holds_secrets(url: str) -> bool:
     parts = urlsplit(url)
     query_names = [name.lower() for name, _ in parse_qsl(parts.query, keep_blank_values=True)]
-    return bool(parts.username or parts.password
+    return bool(parts.username or parts.password or "@" in parts.netloc
+                or ("://" not in url and "@" in url)  # "user:password@host", without a scheme
                 or any(word in name for name in query_names for word in _SECRET_QUERY_WORDS))
 
 
@@ -189,13 +190,17 @@ def _check_openai(spec: ModelSpec) -> ModelSpec:
     if not spec.ref:
         raise UserError("Enter the model's name as the server knows it (e.g. gpt-4o-mini, or the name your "
                         "local server lists).")
-    if spec.base_url and not spec.base_url.startswith(("http://", "https://")):
-        raise UserError(f"'{spec.base_url}' is not a web address. It should look like http://127.0.0.1:8000/v1 "
-                        "or https://api.openai.com/v1.")
+    # Never repeat an address that may hold a secret: the password check comes first, whatever the scheme.
     if spec.base_url and _address_holds_secrets(spec.base_url):
         raise UserError("That server address holds a user name, password or key. Enter the address without them "
                         "and put the key in an environment variable or your system keyring: the project never "
                         "stores keys.")
+    if spec.base_url and not secrets.is_web_address(spec.base_url):
+        raise UserError(f"'{secrets.shown_address(spec.base_url)}' is not a web address. It should look like "
+                        "http://127.0.0.1:8000/v1 or https://api.openai.com/v1.")
+    if spec.base_url:  # HTTP://Host/v1 is http://Host/v1
+        parts = urlsplit(spec.base_url)
+        spec = replace(spec, base_url=urlunsplit((parts.scheme.lower(), *parts[1:])))
     if spec.api_key_env and spec.api_key_keyring:
         raise UserError("Choose one place for the API key: an environment variable or a keyring entry, not both.")
     if spec.api_key_env:
@@ -379,6 +384,20 @@ def open_backend(spec: ModelSpec, project: "Project | None" = None, *, use_cache
     from workbench.models.cache import CachedBackend
 
     return CachedBackend(backend, project)
+
+
+def model_warnings(spec: ModelSpec) -> list[str]:
+    """What a person should know before using this model (a transformers model with pickle weights only).
+    Looks only at what is on this computer: nothing is downloaded."""
+    if spec.backend != "hf":
+        return []
+    try:
+        from workbench.models.hf_locate import locate_model, weight_warnings
+
+        folder = locate_model(spec.ref, local_files_only=True)
+    except (ImportError, UserError):
+        return []
+    return weight_warnings(folder, spec.label)
 
 
 def test_model(spec: ModelSpec, prompt: str = TEST_PROMPT, *, max_tokens: int = 24) -> tuple[str, float]:

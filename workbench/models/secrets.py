@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import urlsplit, urlunsplit
 
 from workbench.models.base import BackendError
 
@@ -146,3 +147,24 @@ def redact(text: str, *secrets: str | None) -> str:
 
                 text = _TOKEN.sub(hide, text)
     return re.sub(r"\b(sk|hf|gsk|xai)[-_][A-Za-z0-9_\-*]{8,}", "[key hidden]", text)
+
+
+# ---------------------------------------------------------------------------------------------- addresses
+def shown_address(url: str) -> str:
+    """A web address as messages, logs and stored records may show it: without a user name, password, query
+    string or fragment (where keys are put). For something that is not a web address, a neutral phrase if
+    it might hold a secret (an '@' or a query), else the text itself."""
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return "that address" if ("@" in url or "?" in url) else url
+    if not (parts.username or parts.password or parts.query or parts.fragment):
+        return url.strip()
+    host = parts.hostname
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme.lower(), host, parts.path, "", ""))
+
+
+def is_web_address(url: str) -> bool:
+    parts = urlsplit(url.strip())
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from workbench.jobs import get_run, runs_frame
-from workbench.models.prices import cost_of_usage
-from workbench.models.registry import list_models
+from workbench.jobs import get_run, run_counts, runs_frame
+from workbench.models.prices import LOCAL_BACKENDS, CostEstimate, cost_of_usage, price_for, rough_token_count
+from workbench.models.registry import get_model, list_models
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -47,6 +47,27 @@ def runs_overview(project: "Project", kind: str | None = None) -> pd.DataFrame:
         costs.append(float("nan") if cost is None else cost)
     frame["cost"] = pd.Series(costs, index=frame.index, dtype="float64")
     return frame.drop(columns=["usage"])
+
+
+def estimate_continuation(project: "Project", run_id: int, retry_failed: bool = False) -> CostEstimate | None:
+    """About what continuing a run (or, ``retry_failed``, asking again for its failures) costs, from the run's
+    own record: the items left, answers as long as its settings allow, prompts as long as those it has sent.
+    None when that cannot be known yet (no prompt stored, or the run's size unknown)."""
+    run = get_run(project, run_id)
+    spec = get_model(project, int(run["model_id"]))
+    counts = run_counts(project, run_id)
+    left = counts["failed"] if retry_failed else max(0, int(run["total"]) - counts["ok"] - counts["failed"])
+    local = spec.backend in LOCAL_BACKENDS
+    price = None if local else price_for(project, spec.ref)
+    if left == 0:
+        return CostEstimate(0, 0, 0, price, local)
+    prompts = [row[0] for row in project.db.execute(
+        "SELECT prompt FROM responses WHERE run_id = ? AND prompt IS NOT NULL LIMIT 200", [run_id])]
+    if not prompts or int(run["total"]) <= 0:
+        return None
+    per_prompt = sum(rough_token_count(text) for text in prompts) / len(prompts)
+    answer_tokens = int(run["params"].get("max_tokens") or 0)
+    return CostEstimate(left, round(per_prompt * left), left * answer_tokens, price, local)
 
 
 def describe_cost(cost: float | None, backend: str | None = None) -> str:

@@ -1,8 +1,8 @@
 """The SQLite project file: schema, migrations, connections, save-as, integrity."""
 
-from workbench.project.project import SUFFIX, Project, now
+from workbench.project.project import SUFFIX, Project, now, with_project_suffix
 from workbench.registry import Part
 
-__all__ = ["Project", "SUFFIX", "now"]
+__all__ = ["Project", "SUFFIX", "now", "with_project_suffix"]
 
 PART = Part("project", commands=("workbench.project.commands",))

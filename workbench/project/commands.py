@@ -22,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("save-as", help="write a consistent copy of a project to a new file")
     add_project_argument(p)
     p.add_argument("target", type=Path, help="the new file")
+    p.add_argument("--overwrite", action="store_true", help="replace TARGET if it exists (never the project itself)")
     p.set_defaults(handler=cmd_save_as)
 
     p = subparsers.add_parser("gui", help="open the desktop app")
@@ -54,7 +55,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_save_as(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
-        written = project.save_copy(args.target)
+        written = project.save_copy(args.target, overwrite=args.overwrite)
     print(f"Saved a copy to {written}.")
     return 0
 

@@ -17,6 +17,9 @@ from typing import Iterator
 
 import sqlite_utils
 
+from workbench.errors import ProjectError
+from workbench.project.file_checks import is_read_only_error, read_only_message, read_only_uri
+
 BUSY_TIMEOUT_MS = 30_000
 
 
@@ -30,8 +33,22 @@ class ProjectDatabase(sqlite_utils.Database):
     blocks become savepoints.
     """
 
+    #: set for a connection that may only read (a read-only project): the file, for messages
+    read_only_path: Path | None = None
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator["ProjectDatabase"]:
+        """See the class. On a read-only project a write inside says so in plain words (``ProjectError``)."""
+        try:
+            with self._transaction() as db:
+                yield db
+        except sqlite3.OperationalError as exc:
+            if self.read_only_path is not None and is_read_only_error(exc):
+                raise ProjectError(read_only_message(self.read_only_path)) from exc
+            raise
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator["ProjectDatabase"]:
         conn = self.conn
         if conn.in_transaction:
             savepoint = f"sp_{secrets.token_hex(8)}"
@@ -74,8 +91,8 @@ class ProjectDatabase(sqlite_utils.Database):
             yield self
 
 
-def connect(path: str | Path) -> "ProjectDatabase":
-    """A connection for the calling thread only.
+def connect(path: str | Path, *, read_only: bool = False) -> "ProjectDatabase":
+    """A connection for the calling thread only (``read_only``: one that never writes, for a read-only project).
 
     - ``check_same_thread`` stays on: a connection (or a cursor, or a ``Database`` captured in a closure)
       used from another thread fails at once instead of mixing two threads' statements into one
@@ -88,12 +105,20 @@ def connect(path: str | Path) -> "ProjectDatabase":
     - ``synchronous = FULL``: a commit is on disk when it returns, so a power cut or an OS crash (a laptop
       whose battery dies) cannot take back an answer or a response the program already reported saved.
     """
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    if read_only:
+        conn = sqlite3.connect(read_only_uri(Path(path)), uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                               isolation_level=None)
+    else:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = FULL")
+    if not read_only:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA foreign_keys = ON")
-    return ProjectDatabase(conn, execute_plugins=False)
+    db = ProjectDatabase(conn, execute_plugins=False)
+    if read_only:
+        db.read_only_path = Path(path)
+    return db
 
 
 class ThreadConnections:
@@ -106,8 +131,9 @@ class ThreadConnections:
     write in progress.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, *, read_only: bool = False):
         self.path = path
+        self.read_only = read_only
         self._local = threading.local()
         self._lock = threading.Lock()
         self._open: "weakref.WeakSet[ProjectDatabase]" = weakref.WeakSet()
@@ -120,7 +146,7 @@ class ThreadConnections:
     def get(self) -> "ProjectDatabase":
         db = self.current()
         if db is None:
-            db = connect(self.path)
+            db = connect(self.path, read_only=self.read_only)
             self._local.db = db
             with self._lock:
                 self._open.add(db)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import sqlite3
 import weakref
 from pathlib import Path
@@ -20,7 +21,7 @@ import pandas as pd
 import sqlite_utils
 
 from workbench.errors import ProjectError
-from workbench.project import schema
+from workbench.project import file_checks, schema
 from workbench.project.connection import ThreadConnections
 from workbench.version import __version__
 
@@ -43,21 +44,32 @@ def _backup_to(source: sqlite3.Connection, target: Path) -> None:
         dest.close()
 
 
-def _check_readable(path: Path) -> None:
-    if not path.exists():
-        raise ProjectError(f"There is no project file at {path}. Check the name, or create a new project.")
-    if path.is_dir():
-        raise ProjectError(f"{path} is a folder, not a project file. Choose a .palimpsest file.")
-    with open(path, "rb") as fh:
-        head = fh.read(16)
-    if head and head != b"SQLite format 3\x00":
-        raise ProjectError(
-            f"{path.name} is not a Palimpsest project (it is not a database file). "
-            "Choose a .palimpsest file, or create a new project."
-        )
-
-
 _OPEN: "weakref.WeakSet[Project]" = weakref.WeakSet()  # projects of this process, to refuse overwriting one
+
+
+def with_project_suffix(path: str | Path) -> Path:
+    """``path`` with the project suffix added when it has none (what create and save-as write)."""
+    path = Path(path)
+    return path.with_suffix(SUFFIX) if path.suffix == "" else path
+
+
+def _wal_and_shm(path: Path) -> tuple[Path, Path]:
+    return file_checks.wal_file(path), file_checks.shm_file(path)
+
+
+def _remove_with_wal(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    for extra in _wal_and_shm(path):
+        extra.unlink(missing_ok=True)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)  # a hard link, or another spelling
+    except OSError:
+        return False
 
 
 def _is_open(path: Path) -> bool:
@@ -68,18 +80,18 @@ def _is_open(path: Path) -> bool:
 class Project:
     """An open project file. Safe to use from several threads: each gets its own connection."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, *, read_only: bool = False):
         self.path = Path(path)
-        self._connections = ThreadConnections(self.path)
+        #: opened for reading only: the file or its folder may not be written (``file_checks.is_read_only``)
+        self.read_only = read_only
+        self._connections = ThreadConnections(self.path, read_only=read_only)
         self.closed = False
         _OPEN.add(self)
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
     def create(cls, path: str | Path, *, overwrite: bool = False) -> "Project":
-        path = Path(path)
-        if path.suffix == "":
-            path = path.with_suffix(SUFFIX)
+        path = with_project_suffix(path)
         if path.exists():
             if not overwrite:
                 raise ProjectError(f"{path.name} already exists. Open it, or choose another name.")
@@ -87,9 +99,7 @@ class Project:
                 # deleting it would pull the file from under the connections (and any run) using it
                 raise ProjectError(f"{path.name} is the project open now, so it cannot be replaced. Choose "
                                    "another name, or close the project first.")
-            path.unlink()
-            for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-                extra.unlink(missing_ok=True)
+            _remove_with_wal(path)
         if not path.parent.exists():
             raise ProjectError(f"The folder {path.parent} does not exist. Choose an existing folder.")
         project = cls(path)
@@ -104,17 +114,28 @@ class Project:
         return project
 
     @classmethod
-    def open(cls, path: str | Path, *, migrate: bool = True) -> "Project":
+    def open(cls, path: str | Path, *, migrate: bool = True, read_only: bool | None = None) -> "Project":
+        """Open a project. Any other file is refused as it was, before anything is written.
+
+        ``read_only``: None opens the project read-only when the file or its folder may not be written
+        (``project.read_only`` says so); True opens it read-only anyway.
+        """
         path = Path(path)
-        _check_readable(path)
-        project = cls(path)
+        file_checks.check_is_project(path, schema.APPLICATION_ID, schema.MIGRATIONS.name)
+        read_only = file_checks.is_read_only(path) if read_only is None else read_only
+        project = cls(path, read_only=read_only)
         try:
             project._check_and_migrate(migrate)
         except sqlite3.DatabaseError as exc:
             project.close()
+            if read_only and isinstance(exc, sqlite3.OperationalError) and file_checks.has_wal_content(path):
+                raise ProjectError(
+                    f"{path.name} is read-only and its latest changes are still in {path.name}-wal beside it, which "
+                    "can only be read where the folder may be written. Copy both files to a folder where you can "
+                    "write and open the copy, or ask the owner for write permission."
+                ) from exc
             raise ProjectError(
-                f"{path.name} could not be read ({exc}). It may be damaged or not a Palimpsest project; "
-                "open a backup copy if you have one."
+                f"{path.name} could not be read ({exc}). It may be damaged; open a backup copy if you have one."
             ) from exc
         except BaseException:
             project.close()
@@ -123,14 +144,7 @@ class Project:
 
     def _check_and_migrate(self, migrate: bool) -> None:
         db = self.db
-        app_id = db.execute("PRAGMA application_id").fetchone()[0]
-        tables = set(db.table_names())
-        if app_id != schema.APPLICATION_ID and "books" not in tables:
-            raise ProjectError(
-                f"{self.path.name} is a database, but not a Palimpsest project. "
-                "Choose a .palimpsest file, or create a new project."
-            )
-        problems = self.integrity_problems()
+        problems = self.integrity_problems(quick=True)  # at every open: the full check grows with the file
         if problems:
             raise ProjectError(
                 f"{self.path.name} is damaged: SQLite's integrity check found {len(problems)} problem(s) "
@@ -151,6 +165,10 @@ class Project:
             return
         if not migrate:
             raise ProjectError(f"{self.path.name} needs updating to the current project format before use.")
+        if self.read_only:
+            raise ProjectError(file_checks.read_only_message(
+                self.path, "It was saved by an earlier version of Palimpsest and must be updated to the current "
+                           "project format before use, which cannot be done here"))
         backup = self.path.with_name(f"{self.path.stem}.before-format-{schema.schema_version()}{SUFFIX}")
         counter = 1
         while backup.exists():
@@ -221,29 +239,52 @@ class Project:
         self._connections.release_current_thread()
 
     # ------------------------------------------------------------------ file operations
-    def integrity_problems(self) -> list[str]:
-        rows = self.db.execute("PRAGMA integrity_check").fetchall()
+    def integrity_problems(self, *, quick: bool = False) -> list[str]:
+        """SQLite's integrity check: [] when the file is sound. ``quick`` skips checking that indexes agree with
+        their tables (``PRAGMA quick_check``): several times faster on a large file, and still finds damaged pages
+        and records."""
+        rows = self.db.execute("PRAGMA quick_check" if quick else "PRAGMA integrity_check").fetchall()
         messages = [row[0] for row in rows]
         return [] if messages == ["ok"] else messages
 
-    def save_copy(self, target: str | Path) -> Path:
-        """Write a consistent copy of the project to ``target`` (the backup API, never a file copy)."""
-        target = Path(target)
-        if target.suffix == "":
-            target = target.with_suffix(SUFFIX)
-        if target.resolve() == self.path.resolve():
-            raise ProjectError("Choose a different file name: that is the project already open.")
+    def save_copy(self, target: str | Path, *, overwrite: bool = False) -> Path:
+        """Write a consistent copy of the project to ``target`` (the backup API, never a file copy).
+
+        An existing file there is replaced only with ``overwrite`` (the user confirmed), and never when it is
+        this project, its -wal or -shm file, or another project open in this program.
+        """
+        target = with_project_suffix(target)
+        if _same_file(target, self.path) or any(_same_file(target, extra) for extra in _wal_and_shm(self.path)):
+            raise ProjectError(f"{target.name} belongs to the project open now. Choose a different file name "
+                               "for the copy.")
         if target.exists():
-            target.unlink()
+            if target.is_dir():
+                raise ProjectError(f"{target} is a folder. Choose a file name for the copy.")
+            if not overwrite:
+                raise ProjectError(f"{target.name} already exists, and Save as does not replace a file unless you "
+                                   "say so. Choose another name, or confirm that it may be replaced (on the command "
+                                   "line: --overwrite).")
+            if _is_open(target):
+                raise ProjectError(f"{target.name} is a project open in this program, so it cannot be replaced. "
+                                   "Choose another name, or close that project first.")
+        if not target.parent.is_dir():
+            raise ProjectError(f"The folder {target.parent} does not exist. Choose an existing folder.")
+        # Written beside the target under another name, then put in its place: a failed copy leaves any file
+        # that was there as it was.
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
         try:
-            _backup_to(self.db.conn, target)
-        except sqlite3.Error as exc:
-            raise ProjectError(f"Could not save a copy to {target}: {exc}.") from exc
+            _backup_to(self.db.conn, partial)
+            if target.exists():
+                _remove_with_wal(target)  # a stale -wal left beside the new file would be read into it
+            os.replace(partial, target)
+        except (sqlite3.Error, OSError) as exc:
+            _remove_with_wal(partial)
+            raise ProjectError(f"Could not save a copy to {target}: {exc}. Check that the folder is writable.") from exc
         return target
 
-    def save_as(self, target: str | Path) -> "Project":
-        """Copy to ``target``, close this project and return the copy, opened."""
-        written = self.save_copy(target)
+    def save_as(self, target: str | Path, *, overwrite: bool = False) -> "Project":
+        """Copy to ``target`` (``overwrite`` as in ``save_copy``), close this project and return the copy, opened."""
+        written = self.save_copy(target, overwrite=overwrite)
         self.close()
         return Project.open(written)
 

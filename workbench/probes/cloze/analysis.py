@@ -7,7 +7,10 @@ so one table never mixes prompt templates or temperatures. Among those runs, eac
 the one from the newest run that asked it (sample 0; name-cloze runs ask once). Runs with other settings
 are left out (pass ``run_ids`` to analyse them instead); ``book_accuracy`` lists the runs behind each
 row (``runs``). Scoring is re-applied on every read (``score``), so changing the scorer never calls a
-model.
+model. Reading is one query of the answers and one of the passages, scored once per distinct answer and
+counted with arrays (``_answers``, ``_book_table``): at the papers' scale (114,000 answers) that is about
+twice a plain pandas read of the same rows, so nothing is cached and a table is always the answers as
+stored now, whatever changed them (a run continued or retried, an import, passages or books deleted).
 
 - ``passage_results``  one row per (model, passage): raw, parsed, correct, status, error;
 - ``book_accuracy``    per model x book: n, correct, accuracy with a 95% CI (Wilson, or bootstrap),
@@ -30,6 +33,7 @@ asked for (the paper drops them).
 
 from __future__ import annotations
 
+import json
 import math
 from typing import TYPE_CHECKING, Sequence
 
@@ -39,7 +43,7 @@ import pandas as pd
 from workbench.analysis.correlation import spearman
 from workbench.corpus.book_sets import save_book_set
 from workbench.errors import UserError
-from workbench.probes.cloze.score import accuracy_interval, scored
+from workbench.probes.cloze.score import ALPHA, CI_METHODS, accuracy_interval, scored, wilson_interval
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -69,52 +73,94 @@ def _models_filter(models: str | Sequence[str] | None) -> list[str] | None:
 
 def _counted_runs(
     project: "Project", kinds: Sequence[str], models: list[str] | None, run_ids: Sequence[int] | None = None
-) -> list[int]:
-    """The runs whose answers count: per model and kind, those with the settings (template version and
-    generation parameters) of the newest run that holds answers (among ``run_ids`` when given)."""
+) -> pd.DataFrame:
+    """The runs whose answers count (run_id, model, kind): per model and kind, those with the settings
+    (template version and generation parameters) of the newest run that holds answers (among ``run_ids``
+    when given)."""
     runs = list(run_ids) if run_ids is not None else None
     sql = f"""
-        SELECT r.id AS run_id, r.model_id, r.kind, COALESCE(CAST(r.template_id AS TEXT), '') AS template,
-               COALESCE(r.params, '') AS params
+        SELECT r.id AS run_id, r.model_id, m.label AS model, r.kind,
+               COALESCE(CAST(r.template_id AS TEXT), '') AS template, COALESCE(r.params, '') AS params
         FROM runs r JOIN models m ON m.id = r.model_id
         WHERE r.kind IN ({','.join('?' * len(kinds))})
         {'AND m.label IN (' + ','.join('?' * len(models)) + ')' if models else ''}
-        {'AND r.id IN (' + ','.join('?' * len(runs)) + ')' if runs is not None else ''}
+        {'AND r.id IN (SELECT value FROM json_each(?))' if runs is not None else ''}
         AND EXISTS (SELECT 1 FROM responses x WHERE x.run_id = r.id)
     """
-    frame = pd.read_sql_query(sql, project.db.conn, params=[*kinds, *(models or []), *(runs or [])])
+    params = [*kinds, *(models or []), *([json.dumps([int(r) for r in runs])] if runs is not None else [])]
+    frame = pd.read_sql_query(sql, project.db.conn, params=params)
     if frame.empty:
-        return []
+        return frame[["run_id", "model_id", "model", "kind"]]
     newest = frame.sort_values("run_id").groupby(["model_id", "kind"], sort=False).tail(1)
     kept = frame.merge(newest[["model_id", "kind", "template", "params"]], on=["model_id", "kind", "template", "params"])
-    return sorted(int(r) for r in kept["run_id"])
+    return kept.sort_values("run_id").reset_index(drop=True)[["run_id", "model_id", "model", "kind"]]
 
 
-def _latest_responses(
-    project: "Project", kinds: Sequence[str], models: list[str] | None, run_ids: Sequence[int] | None = None
+def _answers(
+    project: "Project",
+    kinds: Sequence[str],
+    models: list[str] | None,
+    run_ids: Sequence[int] | None = None,
+    *,
+    details: bool = False,
+    logprob: bool = False,
+    score: bool = True,
 ) -> pd.DataFrame:
-    """Per model, kind and passage: the answer of the newest counted run (``_counted_runs``) that has one."""
-    runs = _counted_runs(project, kinds, models, run_ids) or [-1]  # no run: the same empty frame as ever
-    sql = f"""
-        SELECT * FROM (
-            SELECT m.label AS model, r.kind, r.id AS run_id, r.template_id, x.item_id AS passage_id,
-                   x.status, x.raw, x.error, x.logprob,
-                   ROW_NUMBER() OVER (PARTITION BY r.model_id, r.kind, x.item_id ORDER BY r.id DESC, x.sample) AS pick
-            FROM responses x JOIN runs r ON r.id = x.run_id JOIN models m ON m.id = r.model_id
-            WHERE r.id IN ({','.join('?' * len(runs))})
-        ) WHERE pick = 1
+    """Per model, kind and passage: the answer of the newest counted run (``_counted_runs``) that has one
+    (its sample 0), with the passage's book and gold name, scored (``score.scored``).
+
+    Columns: model, kind, run_id, passage_id, book_id, gold, status, raw (+ parsed, correct when
+    scored); with ``details`` also error, logprob, passage and book (the name shown); with ``logprob``
+    the log-probability. One read of the
+    answers and one of the passages, worked out with arrays: this is what every table and chart reads.
     """
-    frame = pd.read_sql_query(sql, project.db.conn, params=runs)
-    return frame.drop(columns="pick")
-
-
-def _passage_books(project: "Project") -> pd.DataFrame:
-    return pd.read_sql_query(
-        "SELECT p.id AS passage_id, p.book_id, p.passage, p.gold, p.origin,"
-        " COALESCE(NULLIF(b.title, ''), b.external_id, 'Book ' || b.id) AS book, b.year"
-        " FROM cloze_passages p JOIN books b ON b.id = p.book_id",
-        project.db.conn,
+    runs = _counted_runs(project, kinds, models, run_ids)
+    extra = ", x.error, x.logprob" if details else ", x.logprob" if logprob else ""
+    answers = pd.read_sql_query(
+        f"SELECT x.run_id, x.item_id AS passage_id, x.sample, x.status, x.raw{extra} FROM responses x"
+        " WHERE x.run_id IN (SELECT value FROM json_each(?))",
+        project.db.conn, params=[json.dumps([int(r) for r in runs["run_id"]])],
     )
+    # the runs of one model and kind form one series; in it, each passage's answer is the newest run's
+    series = runs.groupby(["model_id", "kind"], sort=False).ngroup().to_numpy()
+    position = pd.Index(runs["run_id"]).get_indexer(answers["run_id"])
+    answers["series"] = series[position] if len(runs) else np.zeros(0, dtype=int)
+    if answers.duplicated(["series", "passage_id"]).any():
+        answers = answers.sort_values(["run_id", "sample"], ascending=[False, True], kind="stable")
+        answers = answers.drop_duplicates(["series", "passage_id"]).sort_index()
+        position = pd.Index(runs["run_id"]).get_indexer(answers["run_id"])
+    answers.insert(0, "kind", runs["kind"].to_numpy()[position] if len(runs) else [])
+    answers.insert(0, "model", runs["model"].to_numpy()[position] if len(runs) else [])
+    passages = _passages(project, details, everyone=len(answers) > 0)
+    found = passages.index.get_indexer(answers["passage_id"])
+    if (found < 0).any():  # answers to passages deleted since are not counted
+        answers, found = answers[found >= 0].reset_index(drop=True), found[found >= 0]
+    for column in passages.columns:
+        answers[column] = passages[column].to_numpy()[found]
+    answers = answers.drop(columns=["series", "sample"]).reset_index(drop=True)
+    return scored(answers) if score else answers
+
+
+def _passages(project: "Project", details: bool = False, everyone: bool = True) -> pd.DataFrame:
+    """Every passage's book and gold name (and with ``details`` its text and the book's name), by id;
+    none (the same columns) unless ``everyone``."""
+    where = "" if everyone else " WHERE 0"
+    if not details:
+        return pd.read_sql_query(f"SELECT id, book_id, gold FROM cloze_passages p{where}", project.db.conn,
+                                 index_col="id")
+    return pd.read_sql_query(
+        "SELECT p.id, p.book_id, p.gold, p.passage, p.origin,"
+        f" {BOOK_NAME} AS book FROM cloze_passages p JOIN books b ON b.id = p.book_id{where}",
+        project.db.conn, index_col="id",
+    )
+
+
+# The name a table shows for a book: its title, else the id it was imported under, else its number.
+BOOK_NAME = "COALESCE(NULLIF(b.title, ''), b.external_id, 'Book ' || b.id)"
+
+
+def _books(project: "Project") -> pd.DataFrame:
+    return pd.read_sql_query(f"SELECT b.id AS book_id, {BOOK_NAME} AS book, b.year FROM books b", project.db.conn)
 
 
 def _check_models(project: "Project", models: list[str] | None) -> None:
@@ -142,9 +188,7 @@ def passage_results(
     """
     chosen = _models_filter(models)
     _check_models(project, chosen)
-    answers = _latest_responses(project, kinds, chosen, run_ids)
-    frame = answers.merge(_passage_books(project), on="passage_id", how="inner")
-    frame = scored(frame)
+    frame = _answers(project, kinds, chosen, run_ids, details=True)
     return frame.sort_values(["model", "book_id", "passage_id"]).reset_index(drop=True)[PASSAGE_COLUMNS]
 
 
@@ -157,8 +201,8 @@ def _extractions(project: "Project") -> pd.DataFrame:
 
 
 def _logprob_means(project: "Project", models: list[str] | None) -> pd.DataFrame:
-    frame = _latest_responses(project, ["cloze-logprob"], models)
-    frame = frame[frame["status"] == "ok"].merge(_passage_books(project)[["passage_id", "book_id"]], on="passage_id")
+    frame = _answers(project, ["cloze-logprob"], models, logprob=True, score=False)
+    frame = frame[frame["status"] == "ok"]
     return (
         frame.groupby(["model", "book_id"])["logprob"].agg(mean_logprob="mean", logprob_n="count").reset_index()
     )
@@ -180,25 +224,48 @@ def book_accuracy(
     answers to those runs. ``runs``: the run ids the book's answers come from (one settings each model).
     """
     chosen = _models_filter(models)
-    results = passage_results(project, chosen, kinds=kinds, run_ids=run_ids)
-    rows = []
-    for (model, kind, book_id), group in results.groupby(["model", "kind", "book_id"], sort=True):
-        answered = group[group["status"] == "ok"]
-        outcomes = answered["correct"].astype(bool).tolist()
-        n = len(outcomes)
-        low, high = accuracy_interval(outcomes, ci) if n else (math.nan, math.nan)
-        rows.append({
-            "model": model, "kind": kind, "book_id": book_id, "book": group["book"].iloc[0],
-            "n": n, "correct": int(sum(outcomes)), "accuracy": sum(outcomes) / n if n else math.nan,
-            "ci_low": low, "ci_high": high, "ci_method": ci, "failed": int((group["status"] != "ok").sum()),
-            "runs": ", ".join(str(int(r)) for r in sorted(group["run_id"].unique())),
-        })
-    frame = pd.DataFrame(rows, columns=["model", "kind", "book_id", "book", "n", "correct", "accuracy", "ci_low",
-                                        "ci_high", "ci_method", "failed", "runs"])
-    years = _passage_books(project)[["book_id", "year"]].drop_duplicates("book_id")
-    frame = frame.merge(years, on="book_id", how="left")
+    _check_models(project, chosen)
+    return _book_table(project, _answers(project, kinds, chosen, run_ids), chosen, ci=ci,
+                       exclude_flagged=exclude_flagged)
+
+
+GROUP_KEYS = ["model", "kind", "book_id"]
+
+
+def _book_table(project: "Project", answers: pd.DataFrame, models: list[str] | None, *, ci: str = "wilson",
+                exclude_flagged: bool = False) -> pd.DataFrame:
+    """``book_accuracy`` from the scored answers (``_answers``): counted with arrays, one Wilson call for
+    every book at once (a bootstrap interval is drawn book by book)."""
+    if ci not in CI_METHODS:
+        accuracy_interval([], ci)  # the plain message for an unknown method
+    answers = answers.sort_values(GROUP_KEYS + ["passage_id"])  # a bootstrap draws from each book's answers in order
+    groups = answers.groupby(GROUP_KEYS, sort=True)
+    codes = groups.ngroup().to_numpy()
+    frame = groups.size().reset_index()[GROUP_KEYS]
+    ok = (answers["status"] == "ok").to_numpy()
+    hits = answers["correct"].fillna(False).to_numpy(dtype=bool) & ok
+    size = len(frame)
+    n = np.bincount(codes, weights=ok, minlength=size).astype(int)
+    correct = np.bincount(codes, weights=hits, minlength=size).astype(int)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = np.where(n > 0, correct / np.maximum(n, 1), math.nan)
+    if ci == "wilson":
+        low, high = wilson_interval(correct, n, 1 - ALPHA) if size else (np.zeros(0), np.zeros(0))
+    else:
+        low, high = np.full(size, math.nan), np.full(size, math.nan)
+        outcomes = answers.loc[ok, "correct"].astype(bool).groupby(codes[ok], sort=True)
+        for code, values in outcomes:
+            low[code], high[code] = accuracy_interval(values.tolist(), ci)
+    run_lists: list[list[str]] = [[] for _ in range(size)]
+    runs = pd.DataFrame({"code": codes, "run_id": answers["run_id"].to_numpy()}).drop_duplicates()
+    for code, run_id in runs.sort_values(["code", "run_id"]).itertuples(index=False, name=None):
+        run_lists[code].append(str(run_id))
+    frame = frame.assign(n=n, correct=correct, accuracy=accuracy, ci_low=low, ci_high=high, ci_method=ci,
+                         failed=np.bincount(codes, weights=~ok, minlength=size).astype(int),
+                         runs=[", ".join(ids) for ids in run_lists])
+    frame = frame.merge(_books(project), on="book_id", how="left")
     frame = frame.merge(_extractions(project), on="book_id", how="left")
-    frame = frame.merge(_logprob_means(project, chosen), on=["model", "book_id"], how="left")
+    frame = frame.merge(_logprob_means(project, models), on=["model", "book_id"], how="left")
     frame["year"] = frame["year"].astype("Int64")
     frame["candidates"] = frame["candidates"].astype("Int64")
     frame["sampled"] = frame["sampled"].astype("Int64")
@@ -278,7 +345,7 @@ def category_means(
 def _one_kind(books: pd.DataFrame) -> pd.DataFrame:
     """One model's books of a single run kind: the prompted one ('cloze') if it has answers of both kinds,
     so no book is paired twice."""
-    kinds = set(books["kind"])
+    kinds = set(books["kind"].unique())
     if len(kinds) < 2:
         return books
     return books[books["kind"] == ("cloze" if "cloze" in kinds else sorted(kinds)[0])]
@@ -290,6 +357,10 @@ PAIR_COLUMNS = ["book_id", "book", "n_a", "accuracy_a", "n_b", "accuracy_b", "di
 def compare_models(project: "Project", model_a: str, model_b: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
     """Books both models answered: per-book n and accuracy of each, and the difference (a - b)."""
     books = book_accuracy(project, [model_a, model_b], exclude_flagged=exclude_flagged)
+    return _paired(books, model_a, model_b)
+
+
+def _paired(books: pd.DataFrame, model_a: str, model_b: str) -> pd.DataFrame:
     books = books[books["n"] > 0]
     a = _one_kind(books[books["model"] == model_a])[["book_id", "book", "n", "accuracy"]]
     b = _one_kind(books[books["model"] == model_b])[["book_id", "n", "accuracy"]]
@@ -310,29 +381,35 @@ def compare_models_tests(project: "Project", model_a: str, model_b: str, *, excl
       passages both models answered (n = such passages); it needs the same passages, so it is empty
       for imported results on other passages.
     """
+    return model_comparison(project, model_a, model_b, exclude_flagged=exclude_flagged)[1]
+
+
+def model_comparison(
+    project: "Project", model_a: str, model_b: str, *, exclude_flagged: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``compare_models`` and ``compare_models_tests`` together, from one read of the answers."""
     from statsmodels.stats.contingency_tables import mcnemar
 
-    paired = compare_models(project, model_a, model_b, exclude_flagged=exclude_flagged)
+    _check_models(project, [model_a, model_b])
+    answers = _answers(project, ANSWER_KINDS, [model_a, model_b])
+    paired = _paired(_book_table(project, answers, [model_a, model_b], exclude_flagged=exclude_flagged),
+                     model_a, model_b)
     rows = [_wilcoxon_row(paired, model_a, model_b)]
-    results = passage_results(project, [model_a, model_b])
-    results = pd.concat([_one_kind(results[results["model"] == m]) for m in (model_a, model_b)])
-    results = results[results["status"] == "ok"]
+    results = [_one_kind(answers[answers["model"] == m]) for m in (model_a, model_b)]
+    results = [r[r["status"] == "ok"] for r in results]
     if exclude_flagged:
-        keep = set(compare_models(project, model_a, model_b, exclude_flagged=True)["book_id"])
-        results = results[results["book_id"].isin(keep)]
-    wide = results.pivot_table(index="passage_id", columns="model", values="correct", aggfunc="first")
-    if model_a in wide and model_b in wide:
-        wide = wide.dropna()
-        a, b = wide[model_a].astype(bool), wide[model_b].astype(bool)
+        results = [r[r["book_id"].isin(paired["book_id"])] for r in results]
+    shared = results[0][["passage_id", "correct"]].merge(results[1][["passage_id", "correct"]], on="passage_id")
+    if len(shared):
+        a, b = shared["correct_x"].astype(bool), shared["correct_y"].astype(bool)
         table = [[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]]
-        if len(wide):
-            result = mcnemar(table, exact=True)
-            rows.append(_test_row("McNemar exact (shared passages)", model_a, model_b, len(wide),
-                                  statistic=float(result.statistic), p_value=float(result.pvalue),
-                                  note=f"only a right: {table[0][1]}, only b right: {table[1][0]}"))
-    if len(rows) == 1:
+        result = mcnemar(table, exact=True)
+        rows.append(_test_row("McNemar exact (shared passages)", model_a, model_b, len(shared),
+                              statistic=float(result.statistic), p_value=float(result.pvalue),
+                              note=f"only a right: {table[0][1]}, only b right: {table[1][0]}"))
+    else:
         rows.append(_test_row("McNemar exact (shared passages)", model_a, model_b, 0, note="no passages answered by both"))
-    return pd.DataFrame(rows, columns=TEST_COLUMNS)
+    return paired, pd.DataFrame(rows, columns=TEST_COLUMNS)
 
 
 WILCOXON = "Wilcoxon signed-rank (per-book accuracy)"

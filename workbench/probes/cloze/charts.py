@@ -314,11 +314,10 @@ def models_frame(project: "Project", model_a: str | None = None, model_b: str | 
     """The paired per-book accuracies of two models (columns of ``analysis.compare_models``)."""
     a, b = _two_models(project, model_a, model_b)
     flagged = _flag(exclude_flagged)
-    frame = analysis.compare_models(project, a, b, exclude_flagged=flagged)
+    # the figure states the same test as the tables (ties and zero differences handled there)
+    frame, tests = analysis.model_comparison(project, a, b, exclude_flagged=flagged)
     frame.insert(0, "model_b", b)
     frame.insert(0, "model_a", a)
-    # the figure states the same test as the tables (ties and zero differences handled there)
-    tests = analysis.compare_models_tests(project, a, b, exclude_flagged=flagged)
     wilcoxon = tests[tests["test"].str.startswith("Wilcoxon")]
     frame["wilcoxon_p"] = wilcoxon["p_value"].iloc[0] if len(wilcoxon) else math.nan
     return frame

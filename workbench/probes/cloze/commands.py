@@ -8,10 +8,13 @@ from pathlib import Path
 from workbench.cli.common import (
     add_format_argument,
     add_project_argument,
+    add_yes_argument,
     confirm,
+    confirm_cost,
     opened,
     print_frame,
     progress_state,
+    report_run,
 )
 from workbench.errors import UserError
 
@@ -48,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_book_choice(p)
     p.add_argument("--max-tokens", type=int, metavar="N", help="longest answer in tokens (default 16)")
     p.add_argument("--retry-failed", action="store_true", help="only ask again where the model failed")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_run)
 
     p = commands.add_parser("logprob", help="score how likely a local model finds each true name")
@@ -66,7 +70,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--retry-failed", action="store_true")
     p.set_defaults(handler=cmd_baseline)
 
-    p = commands.add_parser("import", help="import published results (gpt4-books TSV files)")
+    p = commands.add_parser(
+        "import", help="import published results (gpt4-books TSV files)",
+        description="Import published name-cloze results (one gpt4-books TSV file per book) as one run of the model "
+                    "LABEL. Files imported before add nothing; books not in the library are added without text.")
     add_project_argument(p)
     p.add_argument("--format", choices=["gpt4books"], required=True)
     p.add_argument("--model-label", required=True, metavar="LABEL", help="the label the results go under")
@@ -190,53 +197,57 @@ def cmd_passages(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(report) -> int:
-    line = f"Run {report.run_id}: {report.done} of {report.total} passages answered"
-    if report.failed:
-        line += f", {report.failed} failed (try again with --retry-failed)"
-    print(line + ".")
-    if report.message:
-        print(report.message)
-    return 0 if report.status == "done" else 1
+def _run_estimate(project, args: argparse.Namespace, label: str):
+    """What ``cloze run`` will cost, as the Probes page estimates it (every chosen passage, answers as long
+    as allowed)."""
+    from workbench.probes.cloze.passages import select_books
+    from workbench.probes.cloze.plan import ProbePlan, estimate_costs
+    from workbench.probes.cloze.run import DEFAULT_MAX_TOKENS
+
+    books = select_books(project, book_ids=args.book, tags=_tags(args.tag) or None, book_set=args.book_set)
+    plan = ProbePlan(models=[label], template=args.template, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS,
+                     book_ids=books)
+    return estimate_costs(project, plan)[0][1]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from workbench.models.registry import get_model
     from workbench.probes.cloze.run import run_cloze
 
     params = {"max_tokens": args.max_tokens} if args.max_tokens else None
     with opened(args.project) as project:
+        spec = get_model(project, args.model)
+        confirm_cost(spec, lambda: _run_estimate(project, args, spec.label), yes=args.yes)
         report = run_cloze(project, args.model, template=args.template, selection=_selection(args), params=params,
                            state=progress_state(f"Asking {args.model}"), retry_failed=args.retry_failed)
-    return _report(report)
+    return report_run(report, args.project, f"Name cloze on {args.model}")
 
 
 def cmd_logprob(args: argparse.Namespace) -> int:
     from workbench.probes.cloze.run import run_logprob
 
-    with opened(args.project) as project:
+    with opened(args.project) as project:  # local models only: nothing to pay for
         report = run_logprob(project, args.model, template=args.template, selection=_selection(args),
                              state=progress_state(f"Scoring with {args.model}"), retry_failed=args.retry_failed)
-    return _report(report)
+    return report_run(report, args.project, f"Log-probabilities from {args.model}")
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     from workbench.probes.cloze.mlm import run_mlm
 
-    with opened(args.project) as project:
+    with opened(args.project) as project:  # masked models are local: nothing to pay for
         report = run_mlm(project, args.model, selection=_selection(args), top_k=args.top_k,
                          state=progress_state(f"Filling with {args.model}"), retry_failed=args.retry_failed)
-    return _report(report)
+    return report_run(report, args.project, f"Masked-LM baseline {args.model}")
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from workbench.probes.cloze.gpt4books import import_gpt4books
+    from workbench.probes.cloze.gpt4books import import_gpt4books, import_summary_text
 
     with opened(args.project) as project:
         summary = import_gpt4books(project, args.files, args.model_label, state=progress_state("Importing"))
     print_frame(summary)
-    new = int(summary["new_book"].sum())
-    print(f"Imported {int(summary['rows'].sum())} answers for {len(summary)} book(s) under '{args.model_label}'"
-          + (f"; {new} book(s) were not in the library and were added by their id." if new else "."))
+    print(import_summary_text(summary, args.model_label))
     return 0
 
 

@@ -40,6 +40,8 @@ def cloze_facts(project: "Project", run: dict) -> RunFacts:
     facts: dict[str, Any] = {"passages": len(ids), "books": len(books), "imported_passages": imported}
     if run["config"].get("imported_from"):
         facts["imported_from"] = run["config"]["imported_from"]
+    if run["config"].get("files"):  # an import's files and their rows (earlier imports named one file)
+        facts["imported_files"] = [{"file": f["file"], "rows": f["rows"]} for f in run["config"]["files"]]
     rows = []
     for chunk in _chunks(sorted(books)):
         rows += project.db.execute(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, register_resumer, run_job
+from workbench.models.calls import noting
 from workbench.probes.cloze import MASK
 from workbench.probes.cloze.run import Selection, load_passages, opened_backend, resolve_model, run_inputs
 from workbench.progress import TaskState
@@ -84,7 +85,7 @@ def mlm_process(backend: "Backend", passages: dict[int, tuple[str, str]], top_k:
             state.check()
             yield from fill(units[start : start + BATCH])
 
-    return process
+    return noting(process, backend)
 
 
 def resume_mlm(project: "Project", run_id: int, state: TaskState | None = None,

@@ -41,7 +41,6 @@ def books_overview(project: "Project") -> pd.DataFrame:
             "SELECT book_id, candidates, per_book, sampled < per_book, fast FROM cloze_extractions"
         ).fetchall()
     }
-    texts = {r[0] for r in project.db.execute("SELECT book_id FROM book_texts").fetchall()}
     rows = []
     for book in books:
         candidates, per_book, flagged, fast = extractions.get(book.id, (None, None, None, None))
@@ -51,7 +50,7 @@ def books_overview(project: "Project") -> pd.DataFrame:
             "author": book.author or "",
             "year": book.year,
             "tags": format_tags(book.tags),
-            "has_text": book.id in texts,
+            "has_text": book.has_text,
             "passages": counts.get((book.id, "extracted"), 0),
             "imported": counts.get((book.id, "imported"), 0),
             "candidates": candidates,

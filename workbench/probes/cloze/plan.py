@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from workbench.errors import UserError
+from workbench.models.prices import is_paid as is_paid  # the pages ask this module
 from workbench.probes.cloze.mlm import MLM_KIND
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
 from workbench.probes.cloze.run import CLOZE_KIND, DEFAULT_MAX_TOKENS, LOGPROB_KIND, Selection
@@ -75,13 +76,6 @@ def _specs(project: "Project", plan: ProbePlan) -> list["ModelSpec"]:
     from workbench.models.registry import get_model
 
     return [get_model(project, label) for label in plan.models]
-
-
-def is_paid(spec: "ModelSpec") -> bool:
-    """Whether calls to this model may cost money (anything that is not a local model)."""
-    from workbench.models.prices import LOCAL_BACKENDS
-
-    return spec.backend not in LOCAL_BACKENDS and spec.backend != "external"
 
 
 def estimate_costs(project: "Project", plan: ProbePlan) -> list[tuple["ModelSpec", "CostEstimate"]]:

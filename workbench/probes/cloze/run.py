@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import GenerationParams, Message, prompt_request
+from workbench.models.calls import noting
 from workbench.probes.cloze.passages import select_passage_ids
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE, cloze_prompt, expected_answer
 from workbench.progress import TaskState
@@ -199,7 +200,7 @@ def logprob_process(backend: "Backend", template: Template, passages: dict[int, 
                 continue
             yield unit, Outcome(raw=answer, prompt=prompt, logprob=value)
 
-    return process
+    return noting(process, backend)
 
 
 # ---------------------------------------------------------------------------- resuming from the Jobs page

@@ -22,12 +22,14 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
 from workbench.analysis.intervals import bootstrap_interval, wilson_interval
 
 TAG = re.compile(r"</?\s*name\s*>", re.IGNORECASE)
 CI_METHODS = ("wilson", "bootstrap")
+ALPHA = 0.05  # 95% intervals
 
 
 def parse_answer(raw: str | None) -> str | None:
@@ -51,18 +53,26 @@ def score_raw(raw: str | None, gold: str) -> bool:
 def scored(frame: pd.DataFrame) -> pd.DataFrame:
     """Add ``parsed`` and ``correct`` to a frame with ``raw``, ``gold`` and ``status`` columns.
 
-    Failed rows get ``parsed`` None and ``correct`` <NA> (they are not scored).
+    Failed rows get ``parsed`` None and ``correct`` <NA> (they are not scored). Each distinct answer
+    and each distinct gold name is parsed and case-folded once (answers repeat: a hundred thousand
+    answers hold a few thousand names), by ``parse_answer`` and ``is_correct``'s rule.
     """
     out = frame.copy()
-    ok = out["status"] == "ok"
-    out["parsed"] = [parse_answer(r) if good else None for r, good in zip(out["raw"], ok)]
-    out["correct"] = pd.array(
-        [is_correct(p, g) if good else pd.NA for p, g, good in zip(out["parsed"], out["gold"], ok)], dtype="boolean"
-    )
+    ok = (out["status"] == "ok").to_numpy()
+    raw_codes, raws = pd.factorize(out["raw"])  # no output (None) -> -1
+    gold_codes, golds = pd.factorize(out["gold"])
+    parsed_values = [parse_answer(r) for r in raws]
+    parsed = np.array(parsed_values + [None], dtype=object)[raw_codes]  # -1 takes the trailing None
+    parsed[~ok] = None
+    folded = np.array([p.casefold() for p in parsed_values] + [""], dtype=object)[raw_codes]
+    folded_gold = np.array([g.strip().casefold() for g in golds] + [""], dtype=object)[gold_codes]
+    correct = (raw_codes >= 0) & (gold_codes >= 0) & (folded == folded_gold).astype(bool)
+    out["parsed"] = parsed
+    out["correct"] = pd.arrays.BooleanArray(correct & ok, ~ok)
     return out
 
 
-def accuracy_interval(outcomes: Sequence[bool], method: str = "wilson", alpha: float = 0.05) -> tuple[float, float]:
+def accuracy_interval(outcomes: Sequence[bool], method: str = "wilson", alpha: float = ALPHA) -> tuple[float, float]:
     """The CI for the share of True in ``outcomes`` by ``method`` ('wilson' or 'bootstrap')."""
     if method == "wilson":
         values = list(outcomes)

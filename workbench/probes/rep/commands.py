@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    add_yes_argument,
+    confirm_cost,
+    opened,
+    print_frame,
+    progress_state,
+    report_run,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--demographic", action="append", metavar="D", help="a set to run (repeat; default: all)")
     _sampling_arguments(p, samples=50, max_tokens=100)
     p.add_argument("--retry-failed", action="store_true", help="redo only the completions that failed")
+    add_yes_argument(p)
     p.set_defaults(handler=cmd_run)
 
     p = commands.add_parser("classify", help="label the completions with a judge model, or show the lexical labels")
@@ -46,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--demographic", action="append", metavar="D", help="only these sets (repeat; default: all)")
     p.add_argument("--max-tokens", type=int, default=16, help="longest judge answer in tokens (default 16)")
     p.add_argument("--retry-failed", action="store_true", help="redo only the judge calls that failed")
+    add_yes_argument(p)
     add_format_argument(p)
     p.set_defaults(handler=cmd_classify)
 
@@ -84,6 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     books.add_argument("--book-set", metavar="NAME", help="the books of a book set")
     _sampling_arguments(p, samples=20, max_tokens=200)
     p.add_argument("--per-response", action="store_true", help="one row per completion instead of the summary")
+    add_yes_argument(p)
     add_format_argument(p)
     p.set_defaults(handler=cmd_entities)
 
@@ -143,38 +155,40 @@ def cmd_export_set(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_line(report, what: str) -> str:
-    failed = f", {report.failed} failed" if report.failed else ""
-    line = f"{what}: run {report.run_id}, {report.done} of {report.total} done ({report.processed} new{failed})."
-    return f"{line} {report.message}" if report.message else line
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench.probes.rep.run import run_rep
+    from workbench.models.registry import get_model
+    from workbench.probes.rep.run import estimate_sampling_cost, run_rep
 
     with opened(args.project) as project:
-        report = run_rep(project, args.model, args.demographic, _settings(args), progress_state("REP"),
+        settings = _settings(args)
+        confirm_cost(get_model(project, args.model),
+                     lambda: estimate_sampling_cost(project, args.model, args.demographic, settings), yes=args.yes)
+        report = run_rep(project, args.model, args.demographic, settings, progress_state("REP"),
                          retry_failed=args.retry_failed)
-    print(_report_line(report, f"REP prompts on {args.model}"))
-    return 0 if report.status == "done" else 1
+    return report_run(report, args.project, f"REP prompts on {args.model}")
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
+    from workbench.models.registry import get_model
     from workbench.probes.rep.classify import LEXICAL, classified_responses, judge_classifier
-    from workbench.probes.rep.judge import run_judge
+    from workbench.probes.rep.judge import estimate_judge_cost, run_judge
 
+    status = 0
     with opened(args.project) as project:
         if args.judge:
+            confirm_cost(get_model(project, args.judge),
+                         lambda: estimate_judge_cost(project, args.judge, args.demographic, max_tokens=args.max_tokens),
+                         yes=args.yes)
             reports = run_judge(project, args.judge, args.demographic, progress_state("Judge"),
                                 max_tokens=args.max_tokens, retry_failed=args.retry_failed)
             for report in reports:
-                print(_report_line(report, f"Judge {args.judge}"))
+                status = max(status, report_run(report, args.project, f"Judge {args.judge}"))
         classifier = judge_classifier(args.judge) if args.judge else LEXICAL
         frame = classified_responses(project, classifier, demographics=args.demographic)
         summary = (frame.groupby(["model", "demographic", "outcome"]).size().unstack(fill_value=0).reset_index()
                    if not frame.empty else frame)
         print_frame(summary, args.format)
-    return 0
+    return status
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -218,25 +232,33 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_entities(args: argparse.Namespace) -> int:
+    from workbench.models.registry import get_model
     from workbench.probes.rep.entities import compare_stages, overlap_per_response, overlap_summary, run_eep
+    from workbench.probes.rep.run import estimate_sampling_cost
 
     with opened(args.project) as project:
+        settings = _settings(args)
         for model in args.model:
-            report = run_eep(project, model, _settings(args), state=progress_state(f"EEP {model}"))
+            confirm_cost(get_model(project, model),
+                         lambda: estimate_sampling_cost(project, model, ["eep"], settings, kind="eep"), yes=args.yes)
+        status = 0
+        for model in args.model:
+            report = run_eep(project, model, settings, state=progress_state(f"EEP {model}"))
+            if report.status != "done" or report.failed_total:
+                status = report_run(report, args.project, f"Entity eliciting prompts on {model}")
             if report.status != "done":
-                print(_report_line(report, f"Entity eliciting prompts on {model}"))
-                return 1
+                return status
         per_response = overlap_per_response(project, tag=args.tag, book_set=args.book_set, models=args.model,
                                             state=progress_state("Book entities"))
         if args.per_response:
             print_frame(per_response, args.format)
-            return 0
+            return status
         print_frame(overlap_summary(per_response), args.format)
         stages = set(per_response["stage"])
         if args.format == "table" and {"base", "fine-tuned"} <= stages:
             print()
             print_frame(compare_stages(per_response), args.format)
-    return 0
+    return status
 
 
 def cmd_export_finetune(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from workbench.progress import TaskState
 from workbench.prompt_templates import register_kind, save_template
 
 if TYPE_CHECKING:
+    from workbench.models.prices import CostEstimate
     from workbench.probes.rep.setfile import RepSet
     from workbench.project import Project
 
@@ -106,6 +107,26 @@ def run_judge(project: "Project", judge: str, demographics: Sequence[str] | None
             if report is not None:
                 reports.append(report)
     return reports
+
+
+def estimate_judge_cost(project: "Project", judge: str, demographics: Sequence[str] | None = None, *,
+                        max_tokens: int = DEFAULT_MAX_TOKENS) -> "CostEstimate":
+    """Requests, tokens and the most judging costs: one call per completion this judge has not labelled yet."""
+    from workbench.models.prices import estimate_cost
+    from workbench.models.registry import get_model
+
+    spec = get_model(project, judge)
+    judged = {item for item, in project.db.execute(
+        "SELECT x.item_id FROM responses x JOIN runs r ON r.id = x.run_id"
+        " WHERE r.kind = ? AND r.model_id = ? AND x.status = 'ok'", [KIND, spec.id])}
+    prompts = []
+    for stored in sets_in_use(project, demographics):
+        by_id = stored.prompt_by_id()
+        for response_id, (prompt_id, completion) in completions_of(project, stored).items():
+            if response_id not in judged:
+                system, user = stored.parsed.judge_messages(by_id[prompt_id], completion)
+                prompts.append(f"{system}\n{user}" if system else user)
+    return estimate_cost(spec, prompts, max_tokens, project=project)
 
 
 def judge_runs(project: "Project", judge: str) -> dict[int, list[int]]:

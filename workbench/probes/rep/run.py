@@ -20,6 +20,7 @@ from workbench.probes.rep.sets import StoredSet, current_sets, get_set, load_set
 from workbench.progress import TaskState
 
 if TYPE_CHECKING:
+    from workbench.models.prices import CostEstimate
     from workbench.project import Project
 
 KIND = "rep"
@@ -112,6 +113,31 @@ def execute(project: "Project", run_id: int, backend: Backend, state: TaskState 
 
     units = units_for(sets, run["config"]["samples"])
     return jobs.run_job(project, run_id, units, generation_process(backend, build), state, retry_failed=retry_failed)
+
+
+def sampling_prompts(sets: Sequence[StoredSet], chat: bool) -> list[str]:
+    """The text each stem is sent as, once per stem: in the set's frame for chat models, bare otherwise."""
+    texts = []
+    for stored in sets:
+        frame = stored.parsed.frame
+        for prompt in stored.parsed.prompts:
+            texts.append("\n".join(t for t in (frame.system, frame.text(prompt.stem)) if t) if chat else prompt.stem)
+    return texts
+
+
+def estimate_sampling_cost(project: "Project", model: str, demographics: Sequence[str] | None = None,
+                           settings: SamplingSettings = SamplingSettings(), kind: str = KIND) -> "CostEstimate":
+    """Requests, tokens and the most a REP (or, ``kind='eep'``, EEP) run of ``model`` can cost: every stem
+    ``settings.samples`` times, each answer as long as allowed (completions already made are counted too)."""
+    from workbench.models.prices import estimate_cost
+    from workbench.models.registry import get_model
+
+    settings.check()
+    spec = get_model(project, model)
+    sets = choose_sets(project, demographics, kind)
+    chat = spec.params.get("chat", True) is not False  # API models are chat models unless set otherwise
+    return estimate_cost(spec, sampling_prompts(sets, chat), settings.max_tokens, samples=settings.samples,
+                         project=project)
 
 
 def start_rep_run(project: "Project", model: str, demographics: Sequence[str] | None = None,

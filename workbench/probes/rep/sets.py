@@ -58,7 +58,10 @@ def shipped_sets() -> tuple[RepSet | EepSet, ...]:
 
 
 def install_shipped(project: "Project") -> list[str]:
-    """Store each shipped set the project does not have yet. Returns the names added."""
+    """Store each shipped set the project does not have yet. Returns the names added (none to a read-only
+    project, which is shown as it is)."""
+    if project.read_only:
+        return []
     have = {row[0] for row in project.db.execute("SELECT DISTINCT name FROM rep_sets").fetchall()}
     added = []
     for parsed in shipped_sets():

@@ -17,6 +17,7 @@ from workbench.annotation.passages import char_count, sample_windows, windows
 from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
 from workbench.jobs import get_run, run_counts
+from workbench.models.prices import is_paid as is_paid  # the pages ask this module
 from workbench.probes.summaries.runs import (
     DEFAULT_MAX_ATTEMPTS,
     DISTORT_PARAMS,
@@ -70,13 +71,6 @@ class SummaryPlan:
             raise UserError("Allow the model at least one token per answer.")
         if self.max_attempts < 1:
             raise UserError("Allow at least one attempt per scene.")
-
-
-def is_paid(spec: "ModelSpec") -> bool:
-    """Whether calls to this model may cost money (anything that is not a local model)."""
-    from workbench.models.prices import LOCAL_BACKENDS
-
-    return spec.backend not in LOCAL_BACKENDS and spec.backend != "external"
 
 
 def runnable_models(project: "Project") -> list["ModelSpec"]:

@@ -34,7 +34,7 @@ from workbench.jobs import (
     run_job,
 )
 from workbench.models.base import Backend, GenerationParams, Request, prompt_request
-from workbench.models.calls import generation_process
+from workbench.models.calls import generation_process, noting
 from workbench.progress import TaskState
 from workbench.prompt_templates import get_template, register_kind, template_by_id
 
@@ -145,7 +145,7 @@ def retrying_process(
                 yield unit, outcome
             pending = again
 
-    return process
+    return noting(process, backend)
 
 
 def attempt_params(params: GenerationParams, attempt: int) -> GenerationParams:

@@ -1,0 +1,164 @@
+"""Membership scores: each checked against a straightforward computation with the model itself."""
+
+import math
+import zlib
+
+import numpy as np
+import pytest
+
+from workbench.models.base import scoring_windows
+from workbench.probes.leakage import membership
+from workbench.probes.leakage.statistics import roc_auc
+
+TEXTS = [
+    "The ferry left the harbour at dawn, and the gulls followed it far out over the grey water.",
+    "In the spring the orchard flowered all at once.",
+    "She kept the letters in a tin box under the bed, tied with a ribbon that had once been blue.",
+    "Nobody spoke.",
+    "Every winter she read them again, and every winter she put them back unopened the next day.",
+]
+
+
+@pytest.fixture
+def passages_file(tmp_path):
+    path = tmp_path / "passages.txt"
+    path.write_text("\n\n".join(TEXTS) + "\n", encoding="utf-8")
+    return path
+
+
+def reference_scores(folder, text, k=0.2):
+    """The published reference code's computation, written out with the model and tokenizer directly."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    input_ids = torch.tensor(tokenizer.encode(text)).unsqueeze(0)
+    with torch.no_grad():
+        logits = model(input_ids).logits.float()
+    probs = torch.softmax(logits[0, :-1], dim=-1)
+    log_probs = torch.log_softmax(logits[0, :-1], dim=-1)
+    token_log_probs = log_probs.gather(-1, input_ids[0][1:].unsqueeze(-1)).squeeze(-1)
+    mu = (probs * log_probs).sum(-1)
+    sigma = (probs * log_probs ** 2).sum(-1) - mu ** 2
+    loss = float(-token_log_probs.mean())
+    n = max(1, int(len(token_log_probs) * k))
+    plus = (token_log_probs - mu) / sigma.sqrt()
+    return {
+        "loss": loss,
+        "perplexity": math.exp(loss),
+        "zlib_ratio": loss / len(zlib.compress(text.encode("utf-8"))),
+        "min_k": float(np.sort(token_log_probs.numpy())[:n].mean()),
+        "min_k_pp": float(np.sort(plus.numpy())[:n].mean()),
+    }
+
+
+def test_scores_equal_the_reference_computation(scoring_models, passages_file, tiny_causal_dir, tiny_reference_dir):
+    project = scoring_models
+    reports = membership.run_membership(project, "tiny", str(passages_file), reference="tiny-ref")
+    assert [r.processed for r in reports] == [5, 5]
+    for k in (20.0, 50.0):
+        frame = membership.scores(project, "tiny", reference="tiny-ref", k_percent=k).set_index("passage_id")
+        for number, text in enumerate(TEXTS, start=1):
+            expected = reference_scores(tiny_causal_dir, text, k / 100)
+            row = frame.loc[str(number)]
+            for score in ("perplexity", "zlib_ratio", "min_k", "min_k_pp"):
+                assert row[score] == pytest.approx(expected[score], rel=1e-4, abs=1e-5), score
+            reference = reference_scores(tiny_reference_dir, text)
+            assert row["ref_ratio"] == pytest.approx(expected["loss"] / reference["loss"], rel=1e-4)
+
+
+def test_batched_reading_equals_one_text_at_a_time(tiny_causal_dir):
+    from workbench.models.hf_backend import TransformersBackend
+
+    with TransformersBackend(tiny_causal_dir, device="cpu") as backend:
+        together = backend.score_texts(TEXTS)
+        alone = [backend.score_texts([t])[0] for t in TEXTS]
+    for a, b in zip(together, alone):
+        assert a.tokens == b.tokens and a.offsets == b.offsets
+        assert a.logprobs[0] is None and b.logprobs[0] is None  # no start token: nothing to condition on
+        assert np.allclose(a.logprobs[1:], b.logprobs[1:], atol=1e-5)
+        assert np.allclose(a.expected[1:], b.expected[1:], atol=1e-5)
+        assert np.allclose(a.variance[1:], b.variance[1:], atol=1e-5)
+
+
+def test_llama_cpp_gives_the_same_scores_as_transformers_for_the_same_weights(scoring_models, passages_file):
+    project = scoring_models
+    membership.run_membership(project, "tiny", str(passages_file))
+    membership.run_membership(project, "tiny-gguf", str(passages_file))
+    hf = membership.scores(project, "tiny").set_index("passage_id")
+    gguf = membership.scores(project, "tiny-gguf").set_index("passage_id")
+    for score in ("perplexity", "min_k", "min_k_pp"):
+        assert np.allclose(hf[score], gguf[score], rtol=1e-3), score
+
+
+def test_texts_longer_than_the_context_are_read_in_overlapping_windows(tiny_causal_dir):
+    import torch
+
+    from workbench.models.hf_backend import TransformersBackend
+
+    assert scoring_windows(10, 4) == [(0, 4, 0), (2, 6, 4), (4, 8, 6), (6, 10, 8)]
+    assert scoring_windows(3, 4) == [(0, 3, 0)]
+    text = " ".join(TEXTS * 12)
+    with TransformersBackend(tiny_causal_dir, device="cpu") as backend:
+        ids = backend.tokenizer(text)["input_ids"]
+        assert len(ids) > 512
+        [scores] = backend.score_texts([text])
+        assert len(scores.logprobs) == len(ids) and all(v is not None for v in scores.logprobs[1:])
+        # a token of the second window is predicted from the second half of the first window
+        start, end, first = scoring_windows(len(ids), 512)[1]
+        with torch.no_grad():
+            logits = backend.model(torch.tensor([ids[start:end]])).logits[0].float()
+        logp = torch.log_softmax(logits, -1)
+        position = first + 5
+        assert scores.logprobs[position] == pytest.approx(float(logp[position - start - 1, ids[position]]), abs=1e-4)
+
+
+def test_per_book_means_and_auc_towards_members(project):
+    import pandas as pd
+
+    frame = pd.DataFrame({
+        "book": ["a", "a", "b", "c", "c", "d"], "book_id": [1, 1, 2, 3, 3, 4],
+        "perplexity": [10.0, 12.0, 30.0, 5.0, 7.0, 40.0], "zlib_ratio": [0.1] * 6, "min_k": [-1.0, -2, -5, -1, -1, -6],
+        "min_k_pp": [0.0] * 6, "ref_ratio": [np.nan] * 6,
+    })
+    books = membership.per_book(frame, {1: True, 3: True, 2: False})
+    assert books.set_index("book")["perplexity"].to_dict() == {"a": 11.0, "b": 30.0, "c": 6.0, "d": 40.0}
+    assert books.set_index("book")["member"].to_dict() == {"a": "yes", "b": "no", "c": "yes", "d": ""}
+    assert books.set_index("book")["passages"].to_dict() == {"a": 2, "b": 1, "c": 2, "d": 1}
+    table = membership.auc(books).set_index("score")
+    assert table.loc["perplexity", "auc"] == 1.0  # members are less perplexing
+    assert table.loc["min_k", "auc"] == 1.0
+    assert table.loc["zlib_ratio", "auc"] == 0.5  # all tied
+    assert np.isnan(table.loc["ref_ratio", "auc"])
+    assert table.loc["perplexity", "members"] == 2 and table.loc["perplexity", "non_members"] == 1
+
+
+def test_auc_counts_pairs_and_its_interval_is_seeded():
+    rng = np.random.default_rng(1)
+    members, others = rng.normal(1, 1, 15), rng.normal(0, 1, 12)
+    pairs = [(a > b) + 0.5 * (a == b) for a in members for b in others]
+    result = roc_auc(members, others, seed=4)
+    assert result.auc == pytest.approx(np.mean(pairs))
+    assert result.ci_low < result.auc < result.ci_high
+    assert roc_auc(members, others, seed=4) == result
+
+
+def test_member_tags(project):
+    from workbench.corpus.importer import store_book
+    from workbench.corpus.library import set_tags
+    from workbench.corpus.sources import BookDraft
+
+    ids = [store_book(project, BookDraft("text", f"{n}.txt", f"text {n}"))[0] for n in range(4)]
+    for book_id, value in zip(ids, ["yes", "No", "maybe", "member"]):
+        set_tags(project, book_id, {"member": value})
+    assert membership.member_labels(project) == {ids[0]: True, ids[1]: False, ids[3]: True}
+
+
+def test_models_that_cannot_score_are_refused_plainly(project, passages_file):
+    from workbench.errors import UserError
+    from workbench.models.registry import ModelSpec, add_model
+
+    add_model(project, ModelSpec(label="api", backend="openai", ref="gpt-4o", base_url="http://127.0.0.1:9/v1"))
+    with pytest.raises(UserError, match="not an open model"):
+        membership.run_membership(project, "api", str(passages_file))

@@ -1,0 +1,131 @@
+"""Passage overlap: the longest shared run, its frequency, its probability and chance, stored and resumable."""
+
+import json
+import math
+
+import pytest
+
+from tests.fixtures.leakage import CORPUS, add_cloze_book, brute_suffix_lengths
+from workbench.jobs import get_run, resume_run, runs_frame
+from workbench.probes.leakage import corpora, overlap, passages
+from workbench.probes.leakage.overlap import COLUMNS, chance_of_occurring, sequence_log_prob
+from workbench.progress import TaskState
+
+QUERIES = [
+    "At first light the ferry left the harbour at dawn, and the gulls followed it far out.",
+    "Nothing in this sentence appears in the corpus zebra quagga.",
+    "The ferry left the harbour at dawn",  # twice in the corpus
+    "and the",  # in several places: the most frequent one is reported
+]
+
+
+@pytest.fixture
+def queries(tmp_path):
+    path = tmp_path / "queries.txt"
+    path.write_text("\n\n".join(QUERIES) + "\n", encoding="utf-8")
+    return path
+
+
+def test_log_probability_is_the_interpolated_ngram_estimate():
+    # two tokens: unigram for the first; for the second, bigram interpolated with its unigram
+    ngram = [[[3, 100]], [[5, 100], [2, 3]]]
+    p1 = (3 + 1) / (100 + 50)
+    p2_unigram = (5 + 1) / (100 + 50)
+    p2 = (2 + 1.0 * p2_unigram) / (3 + 1.0)
+    assert sequence_log_prob(ngram, 50) == pytest.approx(math.log(p1) + math.log(p2))
+    # order 1 ignores the bigram counts
+    assert sequence_log_prob(ngram, 50, order=1) == pytest.approx(math.log(p1) + math.log(p2_unigram))
+
+
+def test_chance_of_occurring_at_least_once():
+    assert chance_of_occurring(math.log(0.01), 10) == pytest.approx(1 - 0.99 ** 10)
+    # tiny probabilities in a huge corpus do not underflow to 0 or 1
+    assert chance_of_occurring(math.log(1e-20), 1e10) == pytest.approx(1e-10, rel=1e-6)
+    # the study's threshold for the Pile: log-probability -28.87 gives a 5% chance in ~1.77e11 words
+    assert chance_of_occurring(-28.87, 1.77e11) == pytest.approx(0.05, abs=0.001)
+
+
+def test_overlap_of_passages_from_a_file(mini_corpus, queries):
+    report = overlap.run_overlap(mini_corpus, "mini", str(queries))
+    assert (report.total, report.processed, report.failed) == (4, 4, 0)
+    frame = overlap.overlap_frame(mini_corpus, "mini", positions=True)
+    assert list(frame.columns[:9]) == ["book", "passage_id", "tokens", "longest", "longest_text", "frequency",
+                                       "covered_share", "log_prob", "chance_p"]
+    assert list(frame.columns) == COLUMNS + ["suffix_lengths"]
+    index = corpora.open_index(mini_corpus, "mini")
+    docs = [index.encode(t).ids.tolist() for t in CORPUS]
+    for row in frame.itertuples():
+        text = QUERIES[int(row.passage_id) - 1]
+        ids = index.encode(text).ids.tolist()
+        lengths = brute_suffix_lengths(docs, ids)
+        assert row.suffix_lengths == " ".join(map(str, lengths))
+        assert row.tokens == len(ids) and row.longest == max(lengths)
+        assert row.covered_share == pytest.approx(row.longest / row.tokens)
+        seq = ids[row.start : row.start + row.longest]
+        assert row.frequency == sum(1 for d in docs for i in range(len(d)) if d[i : i + len(seq)] == seq)
+        assert row.longest_text == text[index.encode(text).starts[row.start] : index.encode(text).ends[row.start + row.longest - 1]]
+        assert row.chance_p == pytest.approx(chance_of_occurring(row.log_prob, corpora.get_corpus(mini_corpus, "mini").words))
+    by_passage = frame.set_index("passage_id")
+    # "the ferry" is not in the corpus ("The ferry" is: case counts), so the run starts at "ferry"
+    assert by_passage.loc["1", "longest_text"] == "ferry left the harbour at dawn, and the gulls followed it far out"
+    assert by_passage.loc["3", "covered_share"] == 1.0 and by_passage.loc["3", "frequency"] == 2
+    assert by_passage.loc["2", "longest_text"] == "in the"  # common words only
+    assert by_passage.loc["4", "frequency"] > 1  # the most frequent of the equally long runs
+
+
+def test_a_second_run_continues_instead_of_asking_again(mini_corpus, queries):
+    first = overlap.run_overlap(mini_corpus, "mini", str(queries))
+    again = overlap.run_overlap(mini_corpus, "mini", str(queries))
+    assert again.run_id == first.run_id and again.processed == 0 and again.done == 4
+    assert len(runs_frame(mini_corpus, "leakage-overlap")) == 1
+
+
+def test_a_cancelled_run_resumes_from_the_jobs_page(mini_corpus, queries):
+    state = TaskState()
+    state.cancel()
+    report = overlap.run_overlap(mini_corpus, "mini", str(queries), state=state)
+    assert report.status == "cancelled" and report.processed == 0
+    assert get_run(mini_corpus, report.run_id)["status"] == "cancelled"
+    resumed = resume_run(mini_corpus, report.run_id)
+    assert resumed.status == "done" and resumed.done == 4
+    assert len(overlap.overlap_frame(mini_corpus, "mini")) == 4
+
+
+def test_raw_answers_are_stored_and_read_again_without_the_index(mini_corpus, queries):
+    overlap.run_overlap(mini_corpus, "mini", str(queries))
+    before = overlap.overlap_frame(mini_corpus, "mini")
+    import shutil
+
+    shutil.rmtree(corpora.get_corpus(mini_corpus, "mini").folder(mini_corpus))
+    after = overlap.overlap_frame(mini_corpus, "mini", order=5)
+    assert before.equals(after)
+    raw = json.loads(mini_corpus.db.execute("SELECT raw FROM responses LIMIT 1").fetchone()[0])
+    assert set(raw) >= {"suffix_lengths", "longest", "start", "text", "frequency", "ngram", "vocabulary", "corpus_words"}
+
+
+def test_cloze_passages_are_queried_with_the_name_put_back(mini_corpus):
+    text = ("Margery kept the letters in a tin box under the bed. She read them when Tobias was away. "
+            "The clock in the hall struck eleven for Silas.")
+    book_id, ids = add_cloze_book(mini_corpus, "Letters", text, ["Tobias", "Silas"],
+                                  imported=[("[MASK] left the harbour at dawn.", "Ferris")])
+    stored = passages.passages_frame(mini_corpus, passages.gather(mini_corpus, "cloze"))
+    stored = stored.sort_values("source_key", key=lambda k: k.astype(int))
+    assert stored["text"].tolist() == [" She read them when Tobias was away.",
+                                       " The clock in the hall struck eleven for Silas.",
+                                       "Ferris left the harbour at dawn."]
+    assert stored["book"].tolist() == ["Letters"] * 3
+    assert stored["source_key"].tolist() == [str(i) for i in ids]
+    overlap.run_overlap(mini_corpus, "mini", "cloze")
+    frame = overlap.overlap_frame(mini_corpus, "mini").set_index("passage_id")
+    assert frame.loc[str(ids[1]), "longest_text"] == "The clock in the hall struck eleven"
+    assert frame.loc[str(ids[2]), "longest_text"] == "left the harbour at dawn"  # the corpus has "dawn,"
+    assert frame.loc[str(ids[2]), "book_id"] == book_id
+
+
+def test_click_through_detail_marks_the_longest_overlap(mini_corpus, queries):
+    report = overlap.run_overlap(mini_corpus, "mini", str(queries))
+    item = overlap.overlap_frame(mini_corpus, "mini").set_index("passage_id").loc["1", "item_id"]
+    detail = overlap.passage_detail(mini_corpus, "mini", int(item))
+    start, end = detail["span"]
+    assert detail["text"][start:end] == detail["longest_text"]
+    assert report.run_id

@@ -1,0 +1,145 @@
+"""What every tab of the Leakage page has: its one background operation with a progress row, a line
+saying what the last piece of work came to, a results table read in the background, and the choices
+(corpus, model, passages) its settings offer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QVBoxLayout, QWidget
+
+from ui.widgets.frame_table import Column, FrameTable
+from ui.widgets.page import ProjectView
+from ui.widgets.progress_row import ProgressRow
+from ui.widgets.summary_box import SummaryBox
+
+CLOZE_SOURCE = "Name-cloze passages (name put back)"
+FILE_SOURCE = "Passages from a file…"
+PASSAGE_FILES = "Passages (*.txt *.csv *.tsv);;All files (*)"
+
+
+class AnalysisTab(ProjectView):
+    """A tab with one operation at a time (``work``), a progress row, a summary line and a results table."""
+
+    def __init__(self, ops, columns: list[Column], key: str | None = None, parent: QWidget | None = None):
+        super().__init__(ops, parent)
+        self.work = ops.slot(self)
+        self.reading = ops.slot(self)
+        self.progress = ProgressRow(self.work)
+        self.summary = SummaryBox()
+        self.table = FrameTable(columns, key=key)
+        self.settings = QWidget()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.settings)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+
+    # ---- work ------------------------------------------------------------------------------------
+
+    def start(self, work: Callable[[Any], Any], label: str, on_done: Callable[[Any], None]) -> None:
+        if self.require_project() is None:
+            return
+        self.summary.hide()
+        self.work.start(work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
+                        on_cancelled=self.summary.show_text, on_end=self.refresh)
+
+    def _failed(self, message: str, details: str) -> None:
+        self.summary.show_text(message)
+        self.show_error(message, details)
+
+    def report_run(self, report) -> None:
+        """Say what a run came to (the job runner's report)."""
+        failed = f", {report.failed} failed" if report.failed else ""
+        self.summary.show_text(f"{report.done} of {report.total} done{failed}. {report.message}".strip())
+
+    # ---- results ---------------------------------------------------------------------------------
+
+    def results_reader(self) -> Callable[[Any], pd.DataFrame] | None:
+        """On the GUI thread: a function of the project giving the results table's frame, to be called on a
+        worker thread (it takes what it needs from the widgets now); None when there is nothing to show."""
+        return None
+
+    def refresh(self) -> None:
+        self.refresh_choices()
+        reader = self.results_reader() if self.project is not None else None
+        if reader is None:
+            self.table.show_frame(pd.DataFrame(columns=[c.field for c in self.table.columns]))
+            return
+        project = self.project
+        self.reading.queue(lambda state: reader(project), label="Reading results", project=project,
+                           background_read=True, on_done=self.show_results, on_error=self._failed)
+
+    def show_results(self, frame: pd.DataFrame) -> None:
+        self.table.show_frame(frame)
+
+    def refresh_choices(self) -> None:
+        """Fill the settings' lists (corpora, models) from the project: cheap reads on the GUI thread."""
+
+
+def fill_combo(combo: QComboBox, names: list[str], *, blank: str | None = None) -> None:
+    """Replace ``combo``'s entries, keeping the current one where it is still there."""
+    current = combo.currentText()
+    combo.blockSignals(True)
+    combo.clear()
+    if blank is not None:
+        combo.addItem(blank, None)
+    for name in names:
+        combo.addItem(name, name)
+    index = combo.findText(current)
+    combo.setCurrentIndex(index if index >= 0 else 0)
+    combo.blockSignals(False)
+
+
+def corpus_names(project) -> list[str]:
+    from workbench.probes.leakage.corpora import list_corpora
+
+    return [c.name for c in list_corpora(project)] if project is not None else []
+
+
+def model_labels(project, backends: tuple[str, ...]) -> list[str]:
+    from workbench.models.registry import list_models
+
+    return [m.label for m in list_models(project) if m.backend in backends] if project is not None else []
+
+
+class SourceChooser(QComboBox):
+    """Which passages: the name-cloze passages, or a file chosen when the entry is picked."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.path: Path | None = None
+        self.addItem(CLOZE_SOURCE, "cloze")
+        self.addItem(FILE_SOURCE, "file")
+        self.activated.connect(self._picked)
+
+    def _picked(self, index: int) -> None:
+        if self.itemData(index) != "file":
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Passages to analyse", str(Path.home()), PASSAGE_FILES)
+        if path:
+            self.choose_file(Path(path))
+        else:
+            self.setCurrentIndex(0)
+
+    def choose_file(self, path: Path) -> None:
+        self.path = path
+        label = f"File: {path.name}"
+        if self.count() > 2:
+            self.setItemText(2, label)
+            self.setItemData(2, str(path))
+        else:
+            self.addItem(label, str(path))
+        self.setCurrentIndex(2)
+
+    def source(self) -> str:
+        data = self.currentData()
+        return "cloze" if data in (None, "file") else str(data)
+
+
+def hint(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label

@@ -1,0 +1,100 @@
+"""The Membership tab: an open model reads the passages once; per-book membership scores, and where books
+are tagged member=yes / member=no, each score's ROC AUC."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
+
+from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, fill_combo, model_labels
+from ui.widgets.frame_table import Column, count, decimal
+from workbench.probes.leakage import membership
+
+NO_REFERENCE = "(no reference model)"
+OPEN_MODELS = ("hf", "gguf")
+
+
+def score(value) -> str:
+    return "" if value is None or value != value else f"{float(value):.3g}"
+
+
+class MembershipTab(AnalysisTab):
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, [
+            Column("book", "Book", stretch=True), Column("member", "Member tag"),
+            Column("passages", "Passages", count, numeric=True),
+            Column("perplexity", "Perplexity", decimal, numeric=True, tooltip="Lower: more likely seen"),
+            Column("zlib_ratio", "zlib ratio", score, numeric=True, tooltip="Lower: more likely seen"),
+            Column("min_k", "Min-K%", score, numeric=True, tooltip="Higher: more likely seen"),
+            Column("min_k_pp", "Min-K%++", score, numeric=True, tooltip="Higher: more likely seen"),
+            Column("ref_ratio", "Reference ratio", score, numeric=True, optional=True, tooltip="Lower: more likely seen"),
+        ], key="book_id", parent=parent)
+        self.model = QComboBox()
+        self.reference = QComboBox()
+        self.source = SourceChooser()
+        self.k = QDoubleSpinBox()
+        self.k.setRange(1, 100)
+        self.k.setValue(membership.K_PERCENT)
+        self.k.setSuffix(" %")
+        self.k.setToolTip("Min-K%: the share of least likely tokens averaged")
+        self.k.valueChanged.connect(self.refresh)
+        self.run_button = QPushButton("Read the passages")
+        self.run_button.clicked.connect(self.run)
+        self.auc = QLabel("")
+        self.auc.setWordWrap(True)
+        row = QHBoxLayout(self.settings)
+        row.setContentsMargins(0, 0, 0, 0)
+        for label, widget in (("Model", self.model), ("Reference", self.reference), ("Passages", self.source),
+                              ("k", self.k)):
+            row.addWidget(QLabel(label))
+            row.addWidget(widget)
+        row.addWidget(self.run_button)
+        row.addStretch(1)
+        self.layout().insertWidget(3, self.auc)
+
+    def refresh_choices(self) -> None:
+        labels = model_labels(self.project, OPEN_MODELS)
+        fill_combo(self.model, labels)
+        fill_combo(self.reference, labels, blank=NO_REFERENCE)
+
+    def results_reader(self):
+        model, reference, k = self.model.currentData(), self.reference.currentData(), self.k.value()
+        if not model:
+            return None
+
+        def read(project):
+            books = membership.per_book(membership.scores(project, model, reference=reference, k_percent=k),
+                                        membership.member_labels(project))
+            books.attrs["auc"] = membership.auc(books)
+            return books
+
+        return read
+
+    def show_results(self, books) -> None:
+        self.table.show_frame(books)
+        table = books.attrs.get("auc")
+        if table is None or table.empty or table["members"].max() == 0 or table["non_members"].max() == 0:
+            self.auc.setText("Tag books member=yes or member=no (Library page) to see how well each score separates "
+                             "them (ROC AUC).")
+            return
+        parts = [f"{r.score}: {r.auc:.2f}" + (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.ci_low == r.ci_low else "")
+                 for r in table.itertuples() if r.auc == r.auc]
+        first = table.iloc[0]
+        self.auc.setText(f"ROC AUC over {first['members']} member and {first['non_members']} non-member books (95% "
+                         "bootstrap CI): " + "; ".join(parts))
+
+    def run(self) -> None:
+        model, reference = self.model.currentData(), self.reference.currentData()
+        if self.require_project() is None:
+            return
+        if not model:
+            self.show_info("Add a local model (Models page: a transformers model or a GGUF file) first.")
+            return
+        project, source = self.project, self.source.source()
+
+        def work(state):
+            return membership.run_membership(project, model, source, reference=reference, state=state)
+
+        self.start(work, f"Reading passages with {model}", self._done)
+
+    def _done(self, reports) -> None:
+        self.report_run(reports[0])  # the reference model's run, when there is one, read the same passages

@@ -1,0 +1,62 @@
+"""The Leakage page: where a model could have seen a text, and how strongly it knows it.
+
+One tab per analysis, each with its own background work (progress and Cancel) and results table; the
+analyses themselves are calls into ``workbench.probes.leakage``."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout
+
+from ui.leakage.corpora_tab import CorporaTab
+from ui.leakage.decop_tab import DecopTab
+from ui.leakage.frequency_tab import FrequencyTab
+from ui.leakage.membership_tab import MembershipTab
+from ui.leakage.overlap_tab import OverlapTab
+from ui.leakage.surprisal_tab import SurprisalTab
+from ui.widgets.page import Page
+
+NO_PROJECT = "Open or create a project (File menu) to look for its books in reference corpora and in models."
+
+
+class LeakagePage(Page):
+    key = "leakage"
+    title = "Leakage"
+
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, parent)
+        self.corpora = CorporaTab(ops)
+        self.overlap = OverlapTab(ops)
+        self.frequency = FrequencyTab(ops)
+        self.membership = MembershipTab(ops)
+        self.surprisal = SurprisalTab(ops)
+        self.decop = DecopTab(ops)
+        self.tabs = QTabWidget()
+        for tab, title in ((self.corpora, "Corpora"), (self.overlap, "Overlap"), (self.frequency, "Book frequency"),
+                           (self.membership, "Membership"), (self.surprisal, "Surprisal"), (self.decop, "DE-COP")):
+            self.tabs.addTab(tab, title)
+        self.tabs.currentChanged.connect(self._tab_shown)
+        self.hint = QLabel(NO_PROJECT)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.tabs, 1)
+        self.refresh()
+
+    def set_project(self, project) -> None:
+        self.project = project
+        for index in range(self.tabs.count()):
+            self.tabs.widget(index).project = project
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.hint.setVisible(self.project is None)
+        self.tabs.setEnabled(self.project is not None)
+        self.tabs.currentWidget().refresh()
+
+    def on_shown(self) -> None:
+        self.refresh()
+
+    def _tab_shown(self, _index: int) -> None:
+        self.tabs.currentWidget().refresh()

@@ -1,0 +1,90 @@
+"""The Surprisal tab: word-by-word surprisal of a text (bits), with the leading-white-space correction,
+for reading-time studies; saved as CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton
+
+from ui.leakage.analysis_tab import AnalysisTab, fill_combo, model_labels
+from ui.leakage.membership_tab import OPEN_MODELS
+from ui.widgets.frame_table import Column, count, decimal, yes_no
+from workbench.probes.leakage import surprisal
+
+TEXT_FILES = "Text files (*.txt);;All files (*)"
+
+
+class SurprisalTab(AnalysisTab):
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, [
+            Column("position", "Position", count, numeric=True), Column("word", "Word"),
+            Column("surprisal", "Surprisal (bits)", decimal, numeric=True), Column("tokens", "Tokens", count, numeric=True),
+            Column("pieces", "Model tokens", stretch=True), Column("corrected", "Corrected", yes_no),
+        ], parent=parent)
+        self.model = QComboBox()
+        self.path: Path | None = None
+        self.file_label = QLabel("no text chosen")
+        choose = QPushButton("Choose a text…")
+        choose.clicked.connect(self._choose)
+        self.run_button = QPushButton("Compute surprisal")
+        self.run_button.clicked.connect(self.run)
+        self.save_button = QPushButton("Save as CSV…")
+        self.save_button.clicked.connect(self._save)
+        self.item: int | None = None
+        row = QHBoxLayout(self.settings)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel("Model"))
+        row.addWidget(self.model)
+        row.addWidget(choose)
+        row.addWidget(self.file_label)
+        row.addWidget(self.run_button)
+        row.addWidget(self.save_button)
+        row.addStretch(1)
+
+    def refresh_choices(self) -> None:
+        fill_combo(self.model, model_labels(self.project, OPEN_MODELS))
+
+    def _choose(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "A text to read", str(Path.home()), TEXT_FILES)
+        if path:
+            self.choose_file(Path(path))
+
+    def choose_file(self, path: Path) -> None:
+        self.path = path
+        self.file_label.setText(path.name)
+
+    def results_reader(self):
+        model, item = self.model.currentData(), self.item
+        if not model or item is None:
+            return None
+        return lambda project: surprisal.surprisal_frame(project, model, item)
+
+    def run(self) -> None:
+        model, path = self.model.currentData(), self.path
+        if self.require_project() is None:
+            return
+        if not model or path is None:
+            self.show_info("Choose a local model and a text file first.")
+            return
+        project = self.project
+        self.start(lambda state: surprisal.run_surprisal(project, model, path, state=state),
+                   f"Reading {path.name} with {model}", self._done)
+
+    def _done(self, result) -> None:
+        report, self.item = result
+        self.report_run(report)
+
+    def _save(self) -> None:
+        if self.table.frame.empty:
+            self.show_info("Compute the surprisal of a text first.")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save surprisal", str(Path.home() / "surprisal.csv"), "CSV (*.csv)")
+        if path:
+            self.save_csv(Path(path))
+
+    def save_csv(self, path: Path) -> None:
+        frame: pd.DataFrame = self.table.frame
+        frame.to_csv(path, index=False)
+        self.summary.show_text(f"Saved {len(frame):,} words to {path}.")

@@ -1,0 +1,39 @@
+"""Leakage and membership evidence: where a model could have seen a text, and how strongly it knows it.
+
+Reference corpora and the n-gram engine:
+
+- ``wordlevel``    word-level tokens and their vocabulary (no download);
+- ``tokenizing``   word-level or a local model's tokenizer; token ids as the engine's 16-bit units;
+- ``index_build``  a local infini-gram index from text files and folders (progress, cancel);
+- ``local_index``  queries on a local index; ``remote_index``: the same through the infini-gram web API;
+- ``corpora``      the project's corpora (table ``reference_corpora``), opening either kind.
+
+Analyses (each a run kind of the job runner, raw answers stored first, derived when read):
+
+- ``passages``     the passages analysed (name-cloze passages with the name in place, a file ...);
+- ``overlap``      longest overlap of each passage with a corpus, its frequency and chance (the leakage study);
+- ``frequency``    book frequency of n-grams against name-cloze accuracy (*Speak, Memory* section 6.2);
+- ``membership``   perplexity, zlib ratio, Min-K%, Min-K%++ and the reference-model ratio on open models;
+- ``surprisal``    word-level surprisal with the leading-white-space correction;
+- ``decop``        the DE-COP multiple-choice test (paraphrases, permuted options, accuracy against chance);
+- ``statistics``   Spearman, ROC AUC and binomial tests, each through scipy;
+- ``charts``       the figures; ``methods``: the methods text; ``commands``: ``palimpsest corpus|leakage|
+                   membership|surprisal|decop``.
+"""
+
+from workbench.registry import PageSpec, Part
+
+PART = Part(
+    "leakage",
+    commands=("workbench.probes.leakage.commands",),
+    exports=("workbench.probes.leakage.charts",),
+    methods=("workbench.probes.leakage.methods",),
+    pages=(PageSpec("leakage", "Leakage", "ui.leakage.page:LeakagePage"),),
+    resumers=(
+        "workbench.probes.leakage.overlap",
+        "workbench.probes.leakage.frequency",
+        "workbench.probes.leakage.membership",
+        "workbench.probes.leakage.surprisal",
+        "workbench.probes.leakage.decop",
+    ),
+)

@@ -1,0 +1,225 @@
+"""Figures and tables of the leakage probe, registered in the export registry.
+
+Charts (options as ``key=value``; ``corpus`` names a reference corpus, ``model`` a model label):
+
+- ``leakage-overlap``: each passage's longest overlap against its length, with the y = x line (the
+  whole passage occurs) and the overlaps unlikely to be chance in red (the leakage study's Figure 1);
+- ``leakage-overlap-frequency``: the longest overlap's frequency in the corpus against its length
+  (Figure 2);
+- ``leakage-frequency``: book frequency in the corpus against name-cloze accuracy, with Spearman's rho
+  overall and per group (*Speak, Memory* Table 3);
+- ``membership-scores``: each membership score's distribution over books, members against
+  non-members, with the ROC AUC.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import UserError
+from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from workbench.project import Project
+
+FLAG_COLOUR, PLAIN_COLOUR, LINE_COLOUR = "#c0392b", "#2c3e50", "#e67e22"
+SCORE_TITLES = {"perplexity": "perplexity", "zlib_ratio": "zlib ratio", "min_k": "Min-K%", "min_k_pp": "Min-K%++",
+                "ref_ratio": "reference ratio"}
+
+
+def _corpus(project: "Project", corpus: str | None) -> str:
+    from workbench.probes.leakage.corpora import list_corpora
+
+    if corpus:
+        return corpus
+    names = [c.name for c in list_corpora(project)]
+    if not names:
+        raise UserError("The project has no reference corpus yet: build one (palimpsest corpus index) first.")
+    return names[0]
+
+
+# ---------------------------------------------------------------------------------------------- overlap
+def overlap_chart_frame(project: "Project", corpus: str | None = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.overlap import overlap_frame
+
+    frame = overlap_frame(project, _corpus(project, corpus))
+    return frame[["corpus", "book", "passage_id", "item_id", "tokens", "longest", "frequency", "log_prob", "chance_p",
+                  "unlikely_by_chance", "longest_text"]]
+
+
+def _scatter_flagged(ax, frame: pd.DataFrame, x: str, y: str) -> None:
+    flagged = frame["unlikely_by_chance"].astype(bool)
+    ax.scatter(frame.loc[~flagged, x], frame.loc[~flagged, y], marker="+", color=PLAIN_COLOUR, linewidths=0.8,
+               label="could be chance")
+    ax.scatter(frame.loc[flagged, x], frame.loc[flagged, y], marker="+", color=FLAG_COLOUR, linewidths=0.8,
+               label="chance of occurring < 0.05")
+
+
+def draw_overlap(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+    ax = fig.add_subplot()
+    _scatter_flagged(ax, frame, "tokens", "longest")
+    top = max(1, int(frame["tokens"].max()))
+    ax.plot([0, top], [0, top], color=LINE_COLOUR, linewidth=1, label="y = x (the whole passage)")
+    ax.legend(loc="upper left", fontsize="small", frameon=False)
+    ax.set_xlim(0, top * 1.03)
+    ax.set_ylim(0, top * 1.03)
+    ax.set_xlabel("passage length (tokens)")
+    ax.set_ylabel("longest overlap (tokens)")
+    ax.set_title(f"Longest overlap with {frame['corpus'].iloc[0]} ({len(frame)} passages)")
+
+
+def draw_overlap_frequency(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+    ax = fig.add_subplot()
+    shown = frame[frame["longest"] > 0]
+    _scatter_flagged(ax, shown, "longest", "frequency")
+    ax.set_yscale("log")
+    ax.legend(loc="upper right", fontsize="small", frameon=False)
+    ax.set_xlabel("longest overlap (tokens)")
+    ax.set_ylabel("its frequency in the corpus")
+    ax.set_title(f"Frequency of the longest overlap in {frame['corpus'].iloc[0]}")
+
+
+# ---------------------------------------------------------------------------------------------- book frequency
+def frequency_chart_frame(project: "Project", corpus: str | None = None, model: str | None = None,
+                          split: str | None = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.frequency import book_frequency, correlations
+
+    name = _corpus(project, corpus)
+    books = book_frequency(project, name, model=model or None, split=split or None).dropna(subset=["accuracy"])
+    if books.empty:
+        return books
+    rho = correlations(project, name, model=model or None, split=split or None).set_index("group")
+    books = books.copy()
+    books["rho_group"] = [rho.loc[g, "rho"] if g in rho.index else np.nan for g in books["group"]]
+    books["rho_all"] = rho.loc["all", "rho"]
+    books["corpus"] = name
+    return books
+
+
+def draw_frequency(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+    from matplotlib import colormaps
+
+    ax = fig.add_subplot()
+    palette = colormaps["tab10"]
+    for number, (group, part) in enumerate(frame.groupby("group", sort=True)):
+        rho = part["rho_group"].iloc[0]
+        label = f"{group or '(no group)'}: rho = {rho:.2f}" if np.isfinite(rho) else (group or "(no group)")
+        ax.scatter(part["mean_count"].astype(float) + 1, part["accuracy"], s=18, color=palette(number % 10), label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("mean n-gram count in the corpus + 1 (log scale)")
+    ax.set_ylabel("name-cloze accuracy")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize="small", frameon=False)
+    ax.set_title(f"Book frequency in {frame['corpus'].iloc[0]} and accuracy (all books: rho = {frame['rho_all'].iloc[0]:.2f})")
+
+
+# ---------------------------------------------------------------------------------------------- membership
+def membership_chart_frame(project: "Project", model: str | None = None, reference: str | None = None,
+                           k: Any = 20, tag: str = "member", **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage import membership
+
+    if not model:
+        raise UserError("Choose the model whose membership scores to draw (model=LABEL).")
+    passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
+    books = membership.per_book(passages, membership.member_labels(project, tag))
+    books = books[books["member"].isin(["yes", "no"])]
+    if books.empty:
+        return pd.DataFrame()
+    aucs = membership.auc(books).set_index("score")
+    long = books.melt(id_vars=["book", "book_id", "member", "passages"], value_vars=membership.SCORES,
+                      var_name="score", value_name="value").dropna(subset=["value"])
+    long["auc"] = long["score"].map(aucs["auc"])
+    long["auc_low"] = long["score"].map(aucs["ci_low"])
+    long["auc_high"] = long["score"].map(aucs["ci_high"])
+    long["model"] = model
+    return long
+
+
+def draw_membership(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+    scores = [s for s in SCORE_TITLES if s in set(frame["score"])]
+    fig.set_size_inches(2.4 * len(scores) + 0.6, 3.6)
+    axes = fig.subplots(1, len(scores), squeeze=False)[0]
+    for ax, score in zip(axes, scores):
+        part = frame[frame["score"] == score]
+        groups = [part.loc[part["member"] == g, "value"].astype(float).to_numpy() for g in ("yes", "no")]
+        ax.boxplot([g for g in groups], tick_labels=["members", "non-members"], widths=0.5, showfliers=False)
+        for position, values in enumerate(groups, start=1):
+            jitter = np.random.default_rng(position).uniform(-0.12, 0.12, values.size)
+            ax.scatter(position + jitter, values, s=8, color=FLAG_COLOUR if position == 1 else PLAIN_COLOUR, alpha=0.7)
+        auc, low, high = part["auc"].iloc[0], part["auc_low"].iloc[0], part["auc_high"].iloc[0]
+        interval = f" [{low:.2f}, {high:.2f}]" if np.isfinite(low) else ""
+        ax.set_title(f"{SCORE_TITLES[score]}\nAUC {auc:.2f}{interval}", fontsize="small")
+    fig.suptitle(f"Membership scores by book: {frame['model'].iloc[0]}", fontsize="medium")
+
+
+# ---------------------------------------------------------------------------------------------- tables
+def _overlap_table(project: "Project", corpus: str | None = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.overlap import overlap_frame
+
+    return overlap_frame(project, corpus or None)
+
+
+def _frequency_table(project: "Project", corpus: str | None = None, model: str | None = None,
+                     split: str | None = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.frequency import book_frequency
+
+    return book_frequency(project, _corpus(project, corpus), model=model or None, split=split or None)
+
+
+def _correlation_table(project: "Project", corpus: str | None = None, model: str | None = None,
+                       split: str | None = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.frequency import correlations
+
+    return correlations(project, _corpus(project, corpus), model=model or None, split=split or None)
+
+
+def _membership_table(project: "Project", model: str | None = None, reference: str | None = None, k: Any = 20,
+                      **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage import membership
+
+    if not model:
+        raise UserError("Choose the model whose membership scores to export (model=LABEL).")
+    return membership.scores(project, model, reference=reference or None, k_percent=float(k))
+
+
+def _decop_table(project: "Project", model: str | None = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.decop import accuracy_frame
+
+    return accuracy_frame(project, model or None)
+
+
+def _corpora_table(project: "Project", **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.corpora import corpora_frame
+
+    return corpora_frame(project)
+
+
+register_chart(ChartSpec("leakage-overlap", "Leakage: longest overlap against passage length", overlap_chart_frame,
+                         draw_overlap, "Each passage's longest sequence shared with a reference corpus, with y = x "
+                         "and the overlaps unlikely to be chance in red", size_inches=(5.5, 5.0)))
+register_chart(ChartSpec("leakage-overlap-frequency", "Leakage: frequency of the longest overlap", overlap_chart_frame,
+                         draw_overlap_frequency, "How often each passage's longest overlap occurs in the corpus, "
+                         "against its length"))
+register_chart(ChartSpec("leakage-frequency", "Leakage: book frequency and name-cloze accuracy", frequency_chart_frame,
+                         draw_frequency, "Mean count of each book's n-grams in a corpus against name-cloze accuracy, "
+                         "with Spearman's rho"))
+register_chart(ChartSpec("membership-scores", "Membership scores by member tag", membership_chart_frame,
+                         draw_membership, "Per-book membership scores of known members and non-members, with ROC AUC",
+                         size_inches=(12.0, 3.6)))
+register_table(TableSpec("leakage-overlap", "Leakage: overlap per passage", _overlap_table,
+                         "longest shared sequence, its frequency, share of the passage, log-probability and chance"))
+register_table(TableSpec("leakage-frequency", "Leakage: book frequency", _frequency_table,
+                         "mean n-gram count per book in a corpus, with name-cloze accuracy"))
+register_table(TableSpec("leakage-frequency-correlations", "Leakage: frequency against accuracy", _correlation_table,
+                         "Spearman's rho with p and bootstrap CI, overall and per group"))
+register_table(TableSpec("membership-scores", "Membership scores per passage", _membership_table,
+                         "perplexity, zlib ratio, Min-K%, Min-K%++ and reference ratio"))
+register_table(TableSpec("decop-accuracy", "DE-COP accuracy per book", _decop_table,
+                         "answered, correct, accuracy with Wilson CI, binomial test against 25%"))
+register_table(TableSpec("reference-corpora", "Reference corpora", _corpora_table,
+                         "the project's n-gram indexes: kind, tokenizer, size, where"))

@@ -1,0 +1,305 @@
+"""``palimpsest corpus|leakage|membership|surprisal|decop``: leakage and membership evidence from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
+from workbench.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    _register_corpus(subparsers)
+    _register_leakage(subparsers)
+    _register_membership(subparsers)
+    _register_surprisal(subparsers)
+    _register_decop(subparsers)
+
+
+def _source_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--source", default="cloze", metavar="cloze|validity|FILE",
+                   help="the passages: name-cloze passages with the name put back (default), the downstream-validity "
+                        "passages, or a .txt (blank-line separated) / .csv / .tsv file with a 'passage' column")
+    p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
+
+
+def _register_corpus(subparsers) -> None:
+    corpus = subparsers.add_parser("corpus", help="reference corpora for leakage analyses: build, add, list",
+                                   description="Reference corpora: n-gram indexes of text a model may have been "
+                                               "trained on (built beside the project, or a remote infini-gram index).")
+    commands = corpus.add_subparsers(dest="corpus_command", metavar="STEP")
+
+    p = commands.add_parser("index", help="build a local n-gram index of text files and folders")
+    add_project_argument(p)
+    p.add_argument("--name", required=True, help="the corpus's name in the project")
+    p.add_argument("paths", nargs="+", type=Path, metavar="FILE_OR_DIR",
+                   help=".txt files (one document each), .jsonl(.gz) files (one document per line, field 'text'), folders")
+    p.add_argument("--tokenizer", default="word", metavar="word|MODEL_LABEL",
+                   help="word-level tokens (default; nothing downloaded) or the tokenizer of a local model of the project")
+    p.set_defaults(handler=cmd_corpus_index)
+
+    p = commands.add_parser("remote", help="add a remote infini-gram index (web API)")
+    add_project_argument(p)
+    p.add_argument("--name", required=True)
+    p.add_argument("--url", required=True, help="the API address, e.g. https://api.infini-gram.io/")
+    p.add_argument("--index", required=True, help="the index there, e.g. v4_piletrain_llama")
+    p.add_argument("--no-check", action="store_true", help="do not ask the server for the corpus size now")
+    p.set_defaults(handler=cmd_corpus_remote)
+
+    p = commands.add_parser("list", help="the project's reference corpora")
+    add_project_argument(p)
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_corpus_list)
+
+    p = commands.add_parser("remove", help="forget a corpus (and, with --delete-files, delete its index)")
+    add_project_argument(p)
+    p.add_argument("name")
+    p.add_argument("--delete-files", action="store_true")
+    p.set_defaults(handler=cmd_corpus_remove)
+
+
+def _register_leakage(subparsers) -> None:
+    leakage = subparsers.add_parser("leakage", help="overlap of passages with a reference corpus; book frequency",
+                                    description="Where could a model have seen these texts? Overlap with a reference "
+                                                "corpus (longest shared sequence, its frequency and chance) and how "
+                                                "often each book's n-grams occur there.")
+    commands = leakage.add_subparsers(dest="leakage_command", metavar="STEP")
+
+    p = commands.add_parser("overlap", help="longest sequence each passage shares with the corpus (queries what is missing)")
+    add_project_argument(p)
+    p.add_argument("--corpus", required=True, metavar="NAME")
+    _source_argument(p)
+    p.add_argument("--positions", action="store_true", help="add the longest match ending at every token")
+    p.add_argument("--retry-failed", action="store_true")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_overlap)
+
+    p = commands.add_parser("frequency", help="how often each book's n-grams occur in the corpus, against cloze accuracy")
+    add_project_argument(p)
+    p.add_argument("--corpus", required=True, metavar="NAME")
+    p.add_argument("--per-book", type=int, default=10, metavar="K", help="passages per book (default 10)")
+    p.add_argument("--gram", type=int, default=10, metavar="N", help="words per n-gram (default 10)")
+    p.add_argument("--split", metavar="TAG", help="compare within the values of this book tag (default: published "
+                                                   "before 1928 / 1928 and later)")
+    p.add_argument("--model", metavar="LABEL", help="whose name-cloze accuracy to compare with")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--book", type=int, action="append", metavar="ID")
+    p.add_argument("--correlations", action="store_true", help="print Spearman's rho (overall and per group) instead")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_frequency)
+
+
+def _register_membership(subparsers) -> None:
+    membership = subparsers.add_parser("membership", help="membership scores from an open model's log-probabilities")
+    commands = membership.add_subparsers(dest="membership_command", metavar="STEP")
+
+    p = commands.add_parser("run", help="read the passages with a model (and a reference model)")
+    add_project_argument(p)
+    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("--reference", metavar="LABEL", help="a second model for the reference ratio")
+    _source_argument(p)
+    p.add_argument("--retry-failed", action="store_true")
+    p.set_defaults(handler=cmd_membership_run)
+
+    p = commands.add_parser("scores", help="perplexity, zlib ratio, Min-K%%, Min-K%%++, reference ratio")
+    add_project_argument(p)
+    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("--reference", metavar="LABEL")
+    p.add_argument("--k", type=float, default=20.0, metavar="PERCENT", help="Min-K%% share of tokens (default 20)")
+    p.add_argument("--per-book", action="store_true", help="book means (with the member tag)")
+    p.add_argument("--auc", action="store_true", help="ROC AUC of each score over books tagged member=yes/no")
+    p.add_argument("--tag", default="member", help="the book tag holding yes/no (default 'member')")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_membership_scores)
+
+
+def _register_surprisal(subparsers) -> None:
+    p = subparsers.add_parser("surprisal", help="word-by-word surprisal of a text (bits), for reading-time studies")
+    add_project_argument(p)
+    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("file", type=Path, metavar="FILE", help="a text file")
+    p.add_argument("--no-correction", action="store_true", help="leave out the leading-white-space correction")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_surprisal)
+
+
+def _register_decop(subparsers) -> None:
+    decop = subparsers.add_parser("decop", help="DE-COP: pick the verbatim passage among paraphrases")
+    commands = decop.add_subparsers(dest="decop_command", metavar="STEP")
+
+    p = commands.add_parser("run", help="paraphrase the passages (if needed) and ask the model")
+    add_project_argument(p)
+    p.add_argument("--model", required=True, metavar="LABEL", help="the model tested")
+    p.add_argument("--paraphraser", required=True, metavar="LABEL", help="the model that writes the paraphrases")
+    _source_argument(p)
+    p.add_argument("--orders", type=int, choices=[4, 24], default=4, help="option orders per passage (default 4)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--retry-failed", action="store_true")
+    p.set_defaults(handler=cmd_decop_run)
+
+    p = commands.add_parser("paraphrases", help="review the paraphrases")
+    add_project_argument(p)
+    p.add_argument("--paraphraser", required=True, metavar="LABEL")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_decop_paraphrases)
+
+    p = commands.add_parser("regenerate", help="write new paraphrases for some passages")
+    add_project_argument(p)
+    p.add_argument("--paraphraser", required=True, metavar="LABEL")
+    p.add_argument("--passage", type=int, action="append", required=True, metavar="ITEM",
+                   help="the passage's item_id (see decop paraphrases)")
+    p.set_defaults(handler=cmd_decop_regenerate)
+
+    p = commands.add_parser("accuracy", help="accuracy per book against chance (25%%)")
+    add_project_argument(p)
+    p.add_argument("--model", metavar="LABEL")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_decop_accuracy)
+
+
+# ---------------------------------------------------------------------------------------------- handlers
+def _report(report) -> None:
+    note = f" {report.message}" if report.message else ""
+    sys.stderr.write(f"Run {report.run_id}: {report.done} of {report.total} done, {report.failed} failed.{note}\n")
+
+
+def cmd_corpus_index(args) -> int:
+    from workbench.probes.leakage.corpora import build_corpus
+    from workbench.probes.leakage.index_build import humanize_bytes
+
+    with opened(args.project) as project:
+        corpus = build_corpus(project, args.name, args.paths, tokenizer=args.tokenizer,
+                              state=progress_state(f"Indexing {args.name}"))
+        skipped = [f for f in corpus.files if f.get("skipped")]
+        print(f"Indexed {corpus.documents:,} documents ({corpus.tokens:,} tokens, {corpus.words:,} words) into "
+              f"{corpus.folder(project)} ({humanize_bytes(corpus.size_bytes or 0)}).")
+        for f in skipped:
+            print(f"Skipped {f['path']}: {f['skipped']}", file=sys.stderr)
+    return 0
+
+
+def cmd_corpus_remote(args) -> int:
+    from workbench.probes.leakage.corpora import add_remote
+
+    with opened(args.project) as project:
+        corpus = add_remote(project, args.name, args.url, args.index, check=not args.no_check)
+        size = f" ({corpus.tokens:,} tokens)" if corpus.tokens else ""
+        print(f"Added '{corpus.name}': {corpus.remote_index} at {corpus.url}{size}.")
+    return 0
+
+
+def cmd_corpus_list(args) -> int:
+    from workbench.probes.leakage.corpora import corpora_frame
+
+    with opened(args.project) as project:
+        print_frame(corpora_frame(project), args.format)
+    return 0
+
+
+def cmd_corpus_remove(args) -> int:
+    from workbench.probes.leakage.corpora import remove_corpus
+
+    with opened(args.project) as project:
+        remove_corpus(project, args.name, delete_files=args.delete_files)
+    return 0
+
+
+def cmd_overlap(args) -> int:
+    from workbench.probes.leakage import passages
+    from workbench.probes.leakage.overlap import overlap_frame, run_overlap
+
+    with opened(args.project) as project:
+        ids = passages.gather(project, args.source, book_ids=args.book)
+        report = run_overlap(project, args.corpus, passage_ids=ids, retry_failed=args.retry_failed,
+                             state=progress_state(f"Overlap with {args.corpus}"))
+        _report(report)
+        print_frame(overlap_frame(project, args.corpus, passage_ids=ids, positions=args.positions), args.format)
+    return 0
+
+
+def cmd_frequency(args) -> int:
+    from workbench.probes.leakage.frequency import book_frequency, correlations, run_frequency
+
+    with opened(args.project) as project:
+        report = run_frequency(project, args.corpus, per_book=args.per_book, gram=args.gram, seed=args.seed,
+                               book_ids=args.book, state=progress_state(f"Counting in {args.corpus}"))
+        _report(report)
+        if args.correlations:
+            print_frame(correlations(project, args.corpus, model=args.model, split=args.split), args.format)
+        else:
+            print_frame(book_frequency(project, args.corpus, model=args.model, split=args.split), args.format)
+    return 0
+
+
+def cmd_membership_run(args) -> int:
+    from workbench.probes.leakage.membership import run_membership
+
+    with opened(args.project) as project:
+        for report in run_membership(project, args.model, args.source, reference=args.reference, book_ids=args.book,
+                                     retry_failed=args.retry_failed, state=progress_state("Reading passages")):
+            _report(report)
+    return 0
+
+
+def cmd_membership_scores(args) -> int:
+    from workbench.probes.leakage import membership
+
+    if not 0 < args.k <= 100:
+        raise UserError("--k is a percentage of tokens: more than 0, at most 100.")
+    with opened(args.project) as project:
+        frame = membership.scores(project, args.model, reference=args.reference, k_percent=args.k)
+        if args.per_book or args.auc:
+            books = membership.per_book(frame, membership.member_labels(project, args.tag))
+            frame = membership.auc(books) if args.auc else books
+        print_frame(frame, args.format)
+    return 0
+
+
+def cmd_surprisal(args) -> int:
+    from workbench.probes.leakage.surprisal import run_surprisal, surprisal_frame
+
+    with opened(args.project) as project:
+        report, item = run_surprisal(project, args.model, args.file, state=progress_state("Reading the text"))
+        if report.failed:
+            _report(report)
+        print_frame(surprisal_frame(project, args.model, item, correct=False if args.no_correction else None),
+                    args.format)
+    return 0
+
+
+def cmd_decop_run(args) -> int:
+    from workbench.probes.leakage import decop, passages
+
+    with opened(args.project) as project:
+        ids = passages.gather(project, args.source, book_ids=args.book)
+        _report(decop.run_paraphrases(project, args.paraphraser, passage_ids=ids, seed=args.seed,
+                                      retry_failed=args.retry_failed, state=progress_state("Paraphrasing")))
+        _report(decop.run_quiz(project, args.model, args.paraphraser, orders=args.orders, seed=args.seed,
+                               passage_ids=ids, retry_failed=args.retry_failed, state=progress_state("Asking")))
+    return 0
+
+
+def cmd_decop_paraphrases(args) -> int:
+    from workbench.probes.leakage.decop import paraphrases_frame
+
+    with opened(args.project) as project:
+        print_frame(paraphrases_frame(project, args.paraphraser), args.format)
+    return 0
+
+
+def cmd_decop_regenerate(args) -> int:
+    from workbench.probes.leakage.decop import regenerate
+
+    with opened(args.project) as project:
+        _report(regenerate(project, args.paraphraser, args.passage, state=progress_state("Paraphrasing again")))
+    return 0
+
+
+def cmd_decop_accuracy(args) -> int:
+    from workbench.probes.leakage.decop import accuracy_frame
+
+    with opened(args.project) as project:
+        print_frame(accuracy_frame(project, args.model), args.format)
+    return 0

@@ -1,0 +1,197 @@
+"""The project's reference corpora: local n-gram indexes beside the project, and remote indexes.
+
+A corpus is a row of ``reference_corpora`` (name, kind, where it is, tokenizer, size, files). A local
+index lives in the folder ``<project name>.indexes/<corpus name>/`` next to the project file (the row
+keeps the path relative to the project's folder, so project and indexes can move together); a remote
+one is an infini-gram API address and the name of an index there.
+
+``open_index`` gives an object answering ``encode``, ``suffix_lengths``, ``count`` and ``counts`` the
+same way for both kinds (``local_index``, ``remote_index``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence, Union
+
+import pandas as pd
+
+from workbench.errors import UserError
+from workbench.probes.leakage.index_build import IndexInfo, build_index
+from workbench.probes.leakage.tokenizing import WORD, WordTokenizer, model_tokenizer, spec_from_choice
+from workbench.progress import TaskState
+from workbench.project import now
+
+if TYPE_CHECKING:
+    from workbench.probes.leakage.local_index import LocalIndex
+    from workbench.probes.leakage.remote_index import RemoteIndex
+    from workbench.project import Project
+
+    NgramIndex = Union[LocalIndex, RemoteIndex]
+
+LOCAL, REMOTE = "local", "remote"
+PUBLIC_API = "https://api.infini-gram.io/"
+COLUMNS = ["name", "kind", "tokenizer", "documents", "tokens", "words", "size_bytes", "where", "created_at"]
+
+
+@dataclass
+class Corpus:
+    id: int
+    name: str
+    kind: str
+    tokenizer: str
+    path: str | None
+    url: str | None
+    remote_index: str | None
+    documents: int | None
+    tokens: int | None
+    words: int | None
+    size_bytes: int | None
+    files: list[dict]
+    engine: str
+    created_at: str
+
+    def folder(self, project: "Project") -> Path:
+        path = Path(self.path or "")
+        return path if path.is_absolute() else project.path.parent / path
+
+    def where(self, project: "Project") -> str:
+        return str(self.folder(project)) if self.kind == LOCAL else f"{self.url} ({self.remote_index})"
+
+
+def indexes_folder(project: "Project") -> Path:
+    return project.path.parent / f"{project.path.stem}.indexes"
+
+
+def _folder_name(name: str) -> str:
+    safe = re.sub(r"[^\w.-]+", "-", name.strip()).strip("-.")
+    return safe or "corpus"
+
+
+def _check_new_name(project: "Project", name: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise UserError("Give the corpus a name (for example 'litbank' or 'pile').")
+    if project.db.execute("SELECT 1 FROM reference_corpora WHERE name = ?", [name]).fetchone():
+        raise UserError(f"There is already a corpus called '{name}'. Choose another name, or remove the old one.")
+    return name
+
+
+def _relative(project: "Project", folder: Path) -> str:
+    try:
+        return str(folder.resolve().relative_to(project.path.parent.resolve()))
+    except ValueError:
+        return str(folder.resolve())
+
+
+def build_corpus(project: "Project", name: str, paths: Sequence[str | Path], *, tokenizer: str | None = WORD,
+                 state: TaskState | None = None, cpus: int | None = None) -> Corpus:
+    """Index the files and folders ``paths`` beside the project and record the corpus."""
+    name = _check_new_name(project, name)
+    spec = spec_from_choice(tokenizer)
+    chosen = WordTokenizer() if spec == WORD else model_tokenizer(project, spec.split(":", 1)[1])
+    folder = indexes_folder(project) / _folder_name(name)
+    if folder.exists():
+        raise UserError(f"The folder {folder} is in the way (an index left from an earlier corpus?). Remove it "
+                        "or choose another name.")
+    info = build_index(paths, folder, chosen, state)
+    try:
+        return _record_local(project, name, folder, info)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+def _record_local(project: "Project", name: str, folder: Path, info: IndexInfo) -> Corpus:
+    files = [f.__dict__ for f in info.files]
+    with project.db.transaction():
+        project.db.execute(
+            "INSERT INTO reference_corpora (name, kind, path, tokenizer, documents, tokens, words, size_bytes, files,"
+            " engine, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [name, LOCAL, _relative(project, folder), info.tokenizer, info.documents, info.tokens, info.words,
+             info.size_bytes, json.dumps(files), info.engine, now()],
+        )
+    return get_corpus(project, name)
+
+
+def add_remote(project: "Project", name: str, url: str, index: str, *, check: bool = True) -> Corpus:
+    """Record a remote infini-gram index; ``check`` asks the server for its size first."""
+    from workbench.probes.leakage.remote_index import RemoteIndex
+
+    name = _check_new_name(project, name)
+    url, index = (url or "").strip(), (index or "").strip()
+    if not url.startswith(("http://", "https://")):
+        raise UserError(f"'{url}' is not a web address. The public infini-gram API is {PUBLIC_API}")
+    if not index:
+        raise UserError("Name the index on the server (for example v4_piletrain_llama).")
+    tokens = None
+    if check:
+        remote = RemoteIndex(url, index)
+        try:
+            tokens = remote.total_tokens
+        finally:
+            remote.close()
+    with project.db.transaction():
+        project.db.execute(
+            "INSERT INTO reference_corpora (name, kind, url, remote_index, tokenizer, tokens, words, engine, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [name, REMOTE, url, index, "remote", tokens, tokens, "infini-gram API", now()],
+        )
+    return get_corpus(project, name)
+
+
+_SELECT = ("SELECT id, name, kind, tokenizer, path, url, remote_index, documents, tokens, words, size_bytes, files,"
+           " engine, created_at FROM reference_corpora")
+
+
+def _corpus(row: tuple) -> Corpus:
+    values = list(row)
+    values[11] = json.loads(values[11] or "[]")
+    return Corpus(*values)
+
+
+def list_corpora(project: "Project") -> list[Corpus]:
+    return [_corpus(r) for r in project.db.execute(_SELECT + " ORDER BY name").fetchall()]
+
+
+def get_corpus(project: "Project", name: str) -> Corpus:
+    row = project.db.execute(_SELECT + " WHERE name = ?", [name]).fetchone()
+    if row is None:
+        known = ", ".join(c.name for c in list_corpora(project)) or "none yet"
+        raise UserError(f"There is no reference corpus called '{name}' in this project (corpora: {known}). "
+                        "Build one with 'palimpsest corpus index' or add one with 'palimpsest corpus remote'.")
+    return _corpus(row)
+
+
+def corpora_frame(project: "Project") -> pd.DataFrame:
+    rows = [{"name": c.name, "kind": c.kind, "tokenizer": c.tokenizer, "documents": c.documents, "tokens": c.tokens,
+             "words": c.words, "size_bytes": c.size_bytes, "where": c.where(project), "created_at": c.created_at}
+            for c in list_corpora(project)]
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    for column in ("documents", "tokens", "words", "size_bytes"):
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
+def remove_corpus(project: "Project", name: str, *, delete_files: bool = False) -> None:
+    corpus = get_corpus(project, name)
+    with project.db.transaction():
+        project.db.execute("DELETE FROM reference_corpora WHERE id = ?", [corpus.id])
+    if delete_files and corpus.kind == LOCAL:
+        shutil.rmtree(corpus.folder(project), ignore_errors=True)
+
+
+def open_index(project: "Project", name: str) -> "NgramIndex":
+    """The corpus ``name`` ready for queries (close it when done)."""
+    corpus = get_corpus(project, name)
+    if corpus.kind == REMOTE:
+        from workbench.probes.leakage.remote_index import RemoteIndex
+
+        return RemoteIndex(corpus.url or "", corpus.remote_index or "")
+    from workbench.probes.leakage.local_index import LocalIndex
+
+    return LocalIndex.open(project, corpus.folder(project))
