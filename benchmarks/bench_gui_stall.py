@@ -227,18 +227,23 @@ def stall_during_run(app, quick: bool):
 # ---------------------------------------------------------------------------------------------- (b) switching
 def published_project(folder: Path, books: int):
     """``books`` books with two models' made-up published answers (100 a book each), years filled in."""
+    import csv
+
     from benchmarks.published_results import made_up_books, write_published_results
     from workbench import Project
-    from workbench.corpus.library import update_book
+    from workbench.corpus.importer import apply_metadata
     from workbench.probes.cloze.gpt4books import import_gpt4books
 
     files = write_published_results(folder / "files", books=books, rows=100)
     project = Project.create(folder / "published.palimpsest")
     for model, paths in files.items():
         import_gpt4books(project, paths, model)
-    ids = dict(project.db.execute("SELECT external_id, id FROM books").fetchall())
-    for book in made_up_books(books):  # as a metadata file would
-        update_book(project, ids[book.stem], title=book.title, author=book.author, year=book.year)
+    metadata = folder / "metadata.csv"  # the years, as a scholar adds them
+    with open(metadata, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["file", "title", "author", "year"])
+        writer.writerows([f"{b.stem}.txt", b.title, b.author, b.year] for b in made_up_books(books))
+    apply_metadata(project, metadata)
     return project
 
 

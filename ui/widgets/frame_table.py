@@ -116,7 +116,7 @@ class _FrameModel(QAbstractTableModel):
         self.beginResetModel()
         self.values = {str(name): frame[name].tolist() for name in frame.columns}  # plain lists: fast to index
         self.rows = len(frame)
-        self.keys = self.values[key] if key else list(range(self.rows))
+        self.keys = self.values.get(key, [None] * self.rows) if key else list(range(self.rows))
         self._texts = {}
         self.endResetModel()
 
@@ -164,7 +164,8 @@ class _FrameModel(QAbstractTableModel):
 class FrameTable(QTableView):
     """Read like a ``QTableWidget`` (``rowCount``, ``item(r, c).text()``, ``itemSelectionChanged``)."""
 
-    itemSelectionChanged = Signal()  # noqa: N815 (the QTableWidget signal it stands in for)
+    itemSelectionChanged = Signal()  # noqa: N815 (the QTableWidget signals it stands in for)
+    cellDoubleClicked = Signal(int, int)  # noqa: N815 (row, column)
 
     def __init__(self, columns: list[Column], key: str | None = None, parent=None):
         super().__init__(parent)
@@ -174,6 +175,7 @@ class FrameTable(QTableView):
         self._model = _FrameModel(columns, self)
         self.setModel(self._model)
         self.selectionModel().selectionChanged.connect(self.itemSelectionChanged)
+        self.doubleClicked.connect(self._double_clicked)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
@@ -214,6 +216,9 @@ class FrameTable(QTableView):
             widest = max((metrics.horizontalAdvance(self._model.text(row, index)) for row in rows), default=0)
             self.setColumnWidth(index, max(widest + CELL_PADDING_PX, title_metrics.horizontalAdvance(column.title)
                                            + TITLE_PADDING_PX))
+
+    def _double_clicked(self, index) -> None:
+        self.cellDoubleClicked.emit(index.row(), index.column())
 
     def rowCount(self) -> int:  # noqa: N802 (QTableWidget's name)
         return self._model.rows
