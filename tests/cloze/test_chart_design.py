@@ -69,7 +69,8 @@ def test_a_crowded_scatter_is_translucent_with_each_models_distribution():
     frame = paired_frame(OVERPLOT_BOOKS + 50)
     many = render_figure(chart("cloze-models"), frame)
     scatter, top, right = many.axes
-    assert scatter.collections[0].get_alpha() == CROWDED_ALPHA and len(scatter.collections[0].get_offsets()) == len(frame)
+    points = scatter.collections[0]
+    assert points.get_alpha() == CROWDED_ALPHA and len(points.get_offsets()) == len(frame)
     assert sum(p.get_height() for p in top.patches) == len(frame)
     assert sum(p.get_width() for p in right.patches) == len(frame)
 

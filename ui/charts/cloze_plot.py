@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ui.charts.palette import (
     BAR_COLOUR,
+    INTERVAL_GREY,
     NAMED_BAND_COLOUR,
     SINGLE_COLOUR,
     WHISKER_COLOUR,
@@ -97,7 +98,7 @@ def legend_html(colours: dict[str, str], title: str, *, flagged: bool = False) -
     if flagged:
         entries.append(f"<span style='color:{TEXT_COLOUR}; font-size:14pt;'>&#9675;</span>&nbsp;flagged "
                        "(fewer passages than asked for)")
-    return text + "&nbsp;&nbsp;&nbsp;".join(entries)
+    return text + "&nbsp;&nbsp; ".join(entries)  # a plain space between entries: a long legend wraps
 
 
 def _ci_label(frame: pd.DataFrame) -> str:
@@ -296,7 +297,7 @@ class ChartView(QWidget):
         colours = group_colours(group_order(frame["group"]))
         # coloured by a tag: the points carry the colours, the intervals are grey
         point_colours = frame["group"].map(colours).tolist() if colour_by else [SINGLE_COLOUR] * count
-        interval_colour = WHISKER_COLOUR if colour_by else SINGLE_COLOUR
+        interval_colour = INTERVAL_GREY if colour_by else SINGLE_COLOUR
         if panel is None:  # a few books: a row each, every title on the axis
             positions = np.arange(count, dtype=float)[::-1]  # rank 1 at the top
             self._book_points(item, frame, positions, point_colours, size=9,
@@ -402,7 +403,7 @@ class ChartView(QWidget):
         a, b = frame["model_a"].iloc[0], frame["model_b"].iloc[0]
         item.addItem(pg.PlotDataItem([0, 1], [0, 1], pen=pg.mkPen("#999999", width=1, style=Qt.PenStyle.DashLine)))
         x, y = frame["accuracy_b"].to_numpy(float), frame["accuracy_a"].to_numpy(float)
-        item.addItem(self._points(x, y, many))
+        item.addItem(self._points(x, y, many, size=7 if len(frame) > 300 else 9))
         if many:  # each model's distribution along its axis
             self._margins(frame)
         values = {name: frame[name].tolist() for name in ("book", "book_id", "accuracy_a", "accuracy_b", "n_a", "n_b")}
@@ -423,18 +424,19 @@ class ChartView(QWidget):
         item.setYRange(-0.02, 1.02, padding=0)
 
     @staticmethod
-    def _points(x: np.ndarray, y: np.ndarray, crowded_chart: bool) -> pg.ScatterPlotItem:
-        """One point per book; in a crowded chart small and translucent, so where books pile up shows darker."""
+    def _points(x: np.ndarray, y: np.ndarray, crowded_chart: bool, size: float = 7) -> pg.ScatterPlotItem:
+        """One point per book; in a crowded chart translucent, so where books pile up shows darker."""
         if crowded_chart:
-            return pg.ScatterPlotItem(x=x, y=y, size=7, brush=pg.mkBrush(translucent(SINGLE_COLOUR, CROWDED_ALPHA)),
-                                      pen=pg.mkPen(None))
+            return pg.ScatterPlotItem(x=x, y=y, size=size, pen=pg.mkPen(None),
+                                      brush=pg.mkBrush(translucent(SINGLE_COLOUR, CROWDED_ALPHA)))
         return pg.ScatterPlotItem(x=x, y=y, size=9, brush=pg.mkBrush(SINGLE_COLOUR), pen=pg.mkPen("w", width=0.5))
 
     def _margins(self, frame: pd.DataFrame) -> None:
         """How many books fall in each accuracy bin, for each model, along the scatter's axes."""
         brush, pen = pg.mkBrush(translucent(SINGLE_COLOUR, 0.6)), pg.mkPen(None)
         counts, edges = accuracy_bins(frame["accuracy_b"])
-        self.top_margin.addItem(pg.BarGraphItem(x0=edges[:-1], width=np.diff(edges), height=counts, brush=brush, pen=pen))
+        self.top_margin.addItem(pg.BarGraphItem(x0=edges[:-1], width=np.diff(edges), height=counts, brush=brush,
+                                                pen=pen))
         self.top_margin.setXLink(self.main)
         self.top_margin.getAxis("bottom").setStyle(showValues=False)
         self._label("left", "books", self.top_margin)
@@ -451,7 +453,8 @@ class ChartView(QWidget):
         item = self._reset("cloze-year")
         many = crowded(frame)
         x, y = frame["year"].to_numpy(float), frame["accuracy"].to_numpy(float)
-        whiskers = pg.mkPen(translucent(WHISKER_COLOUR, INTERVAL_ALPHA) if many else WHISKER_COLOUR, width=1 if many else 1.2)
+        whiskers = pg.mkPen(translucent(WHISKER_COLOUR, INTERVAL_ALPHA) if many else WHISKER_COLOUR,
+                            width=1 if many else 1.2)
         item.addItem(pg.ErrorBarItem(x=x, y=y, top=frame["ci_high"].to_numpy(float) - y,
                                      bottom=y - frame["ci_low"].to_numpy(float), beam=0, pen=whiskers))
         item.addItem(self._points(x, y, many))

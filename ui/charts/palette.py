@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from workbench.probes.cloze.charts import NAMED_BAND_COLOUR, group_colours
+from workbench.probes.cloze.charts import INTERVAL_GREY, NAMED_BAND_COLOUR, group_colours
 
 SINGLE_COLOUR = "#1f77b4"
 BAR_COLOUR = "#8c8c8c"
 WHISKER_COLOUR = "#7f7f7f"
-__all__ = ["BAR_COLOUR", "NAMED_BAND_COLOUR", "SINGLE_COLOUR", "WHISKER_COLOUR", "group_colours", "translucent"]
+__all__ = ["BAR_COLOUR", "INTERVAL_GREY", "NAMED_BAND_COLOUR", "SINGLE_COLOUR", "WHISKER_COLOUR", "group_colours",
+           "translucent"]
 
 
 def translucent(colour: str, alpha: float) -> QColor:

@@ -3,13 +3,21 @@
 Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png [--option key=value]``):
 
 - ``cloze-accuracy``    per-book accuracy, ranked, with 95% CI whiskers; options ``model``, ``color_by``
-                        (a book tag, ``decade`` or ``source``), ``ci`` (wilson/bootstrap), ``exclude_flagged``;
+                        (a book tag, ``decade`` or ``source``), ``ci`` (wilson/bootstrap), ``exclude_flagged``,
+                        ``top_n``. Up to ``MAX_LABELLED_BOOKS`` books, a row per book with its title; more,
+                        and a panel names the ``top_n`` best and worst (the ``named`` column says which)
+                        beside every book ranked with thin, translucent intervals;
 - ``cloze-categories``  mean per-book accuracy by a book tag with 95% t intervals; options ``tag``
                         (default ``decade``), ``model``, ``exclude_flagged``;
 - ``cloze-models``      per-book accuracy of two models against each other with the diagonal and the
-                        Wilcoxon signed-rank p; options ``model_a``, ``model_b``, ``exclude_flagged``;
+                        Wilcoxon signed-rank p; options ``model_a``, ``model_b``, ``exclude_flagged``. Above
+                        ``OVERPLOT_BOOKS`` books the points are translucent, with each model's
+                        distribution along its axis;
 - ``cloze-year``        per-book accuracy against year of publication with Spearman's rho; options
-                        ``model``, ``exclude_flagged``.
+                        ``model``, ``exclude_flagged`` (translucent above ``OVERPLOT_BOOKS`` books).
+
+Without a model option a chart shows the model with the most answered passages, then the newest run
+(``model_choice``); the interactive charts (``ui/charts``) draw the same frames the same way.
 
 Tables (CSV): ``cloze-passage-results`` (one row per model and passage), ``cloze-book-accuracy``
 (one row per model and book), ``cloze-passages`` (the stored passages), ``cloze-extractions``.
@@ -41,7 +49,7 @@ DEFAULT_TOP_N = 15
 MAX_TOP_N = MAX_LABELLED_BOOKS // 2  # the named panel never holds more rows than a chart naming every book
 #: above this many books the scatter and the year chart draw translucent points (and the scatter each
 #: model's distribution along its axis), so that where books pile up shows as darker, not as one blot
-OVERPLOT_BOOKS = 150
+OVERPLOT_BOOKS = 60
 INTERVAL_ALPHA = 0.3  # the thin intervals of the full ranking
 TITLE_CHARS = 40
 CROWDED_ALPHA = 0.4  # the points of a crowded chart: four books on one spot look nearly solid
@@ -50,6 +58,7 @@ SCATTER_COLOUR = "tab:blue"
 NAMED_BAND_COLOUR = "#fbefc8"  # the ranks of the named books, in the full ranking (pale, unlike the grey intervals)
 NO_GROUP = "(no tag)"
 NO_GROUP_COLOUR = "#595959"
+INTERVAL_GREY = "#a6a6a6"  # intervals when the points are coloured by a tag
 TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"]
 VIRIDIS_END = 0.85  # viridis' last yellows are too pale on white
@@ -192,25 +201,26 @@ def _ci_label(frame: pd.DataFrame) -> str:
     return f"name-cloze accuracy (95% CI, {CI_NAMES.get(method, method)})"
 
 
-def _whiskered_rows(ax, rows: pd.DataFrame, positions: np.ndarray, colour: Any, label: str | None, *,
+def _whiskered_rows(ax, rows: pd.DataFrame, positions: np.ndarray, colours: list[str], interval_colour: str, *,
                     small: bool) -> None:
-    """Books as points with their 95% interval as whiskers, one row each (the named books)."""
+    """Books as points (each in its colour) with their 95% intervals as whiskers, one row each."""
     err = np.vstack([rows["accuracy"] - rows["ci_low"], rows["ci_high"] - rows["accuracy"]])
-    ax.errorbar(rows["accuracy"], positions, xerr=err, fmt="o", markersize=4 if small else 3, capsize=2 if small else 1.5,
-                color=colour, ecolor=colour, elinewidth=1 if small else 0.8, label=label)
+    ax.errorbar(rows["accuracy"], positions, xerr=err, fmt="none", capsize=2 if small else 1.5, ecolor=interval_colour,
+                elinewidth=1 if small else 0.8)
+    ax.scatter(rows["accuracy"], positions, s=16 if small else 9, c=colours, linewidths=0, zorder=3)
 
 
 def draw_accuracy(frame: pd.DataFrame, fig: "Figure", color_by: str | None = None, **_: Any) -> None:
-    groups = group_order(frame["group"])
-    colours = group_colours(groups)
+    colours = group_colours(group_order(frame["group"]))
+    # coloured by a tag, the points carry the colours and the intervals are grey
+    point_colours = frame["group"].map(colours).tolist() if color_by else [NO_GROUP_COLOUR] * len(frame)
+    interval_colour = INTERVAL_GREY if color_by else NO_GROUP_COLOUR
     panel = named_panel(frame)
     if panel is None:  # a few books: one row each, every title on the axis
         fig.set_size_inches(7.0, max(3.0, 1.2 + 0.22 * len(frame)))
         ax = fig.add_subplot()
         positions = np.arange(len(frame))[::-1]  # rank 1 at the top
-        for group in groups:
-            part = (frame["group"] == group).to_numpy()
-            _whiskered_rows(ax, frame[part], positions[part], colours[group], None, small=True)
+        _whiskered_rows(ax, frame, positions, point_colours, interval_colour, small=True)
         ax.set_yticks(positions, [short_title(b) for b in frame["book"]])
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel(_ci_label(frame))
@@ -219,22 +229,24 @@ def draw_accuracy(frame: pd.DataFrame, fig: "Figure", color_by: str | None = Non
         if color_by:
             _legend(fig, ax, colours, color_by)
         return
-    _draw_many_books(frame, fig, panel, colours, color_by)
+    _draw_many_books(frame, fig, panel, point_colours, interval_colour)
+    if color_by:
+        _legend(fig, fig.axes[1], colours, color_by)
 
 
 def _draw_many_books(frame: pd.DataFrame, fig: "Figure", panel: tuple[pd.DataFrame, pd.DataFrame],
-                     colours: dict[str, Any], color_by: str | None) -> None:
+                     point_colours: list[str], interval_colour: str) -> None:
     """Many books: the best and worst named in a panel of their own (the paper's table as a figure), beside
     every book ranked with thin, translucent intervals (the shape of the whole distribution)."""
     best, worst = panel
     count, rows = len(frame), len(best) + len(worst) + 1  # a row between them says how many are left out
-    fig.set_size_inches(10.0 + (1.5 if color_by and len(colours) > 6 else 0.0), max(4.8, 1.5 + 0.16 * rows))
+    wide = len(set(point_colours)) > 6  # room for the legend beside the plots
+    fig.set_size_inches(11.5 if wide else 10.0, max(4.8, 1.5 + 0.16 * rows))
     named_ax, all_ax = fig.subplots(1, 2, sharex=True)
     named = pd.concat([best, worst])
     positions = np.concatenate([np.arange(rows - 1, len(worst), -1), np.arange(len(worst) - 1, -1, -1)])
-    for group in dict.fromkeys(named["group"]):
-        part = (named["group"] == group).to_numpy()
-        _whiskered_rows(named_ax, named[part], positions[part], colours[group], None, small=False)
+    named_colours = [point_colours[i] for i in np.flatnonzero(frame.index.isin(named.index))]
+    _whiskered_rows(named_ax, named, positions, named_colours, interval_colour, small=False)
     between = count - len(named)
     ticks = [f"{rank}. {short_title(book, TITLE_CHARS - 5)}" for rank, book in zip(named["rank"], named["book"])]
     named_ax.set_yticks([*positions, len(worst)], [*ticks, f"\u22ee  {between} more books"], fontsize="small")
@@ -243,13 +255,10 @@ def _draw_many_books(frame: pd.DataFrame, fig: "Figure", panel: tuple[pd.DataFra
     named_ax.axhline(len(worst), color="0.8", linewidth=0.8, linestyle=":")
     named_ax.set_title(f"The {len(best)} best and {len(worst)} worst books", fontsize="medium")
 
-    for group in dict.fromkeys(frame["group"]):
-        rows_of = frame[frame["group"] == group]
-        colour = colours[group]
-        all_ax.hlines(rows_of["rank"], rows_of["ci_low"], rows_of["ci_high"], colors=[colour], alpha=INTERVAL_ALPHA,
-                      linewidth=0.6)
-        all_ax.scatter(rows_of["accuracy"], rows_of["rank"], s=4 if count > 300 else 8, color=colour, linewidths=0,
-                       zorder=3)
+    all_ax.hlines(frame["rank"], frame["ci_low"], frame["ci_high"], colors=interval_colour, alpha=INTERVAL_ALPHA,
+                  linewidth=0.6)
+    all_ax.scatter(frame["accuracy"], frame["rank"], s=4 if count > 300 else 8, c=point_colours, linewidths=0,
+                   zorder=3)
     for first, last, what in ((1, len(best), f"named: best {len(best)}"),
                               (count - len(worst) + 1, count, f"named: worst {len(worst)}")):
         all_ax.axhspan(first - 0.5, last + 0.5, color=NAMED_BAND_COLOUR, zorder=0, linewidth=0)
@@ -267,8 +276,6 @@ def _draw_many_books(frame: pd.DataFrame, fig: "Figure", panel: tuple[pd.DataFra
         ax.set_xlabel(_ci_label(frame))
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle(f"Per-book accuracy: {frame['model'].iloc[0]}")
-    if color_by:
-        _legend(fig, all_ax, colours, color_by)
 
 
 # ---------------------------------------------------------------------------- category means
@@ -356,7 +363,7 @@ def draw_models(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
         right.tick_params(labelleft=False)
         for margin in (top, right):
             margin.grid(alpha=0.3)
-        ax.scatter(x, y, s=10, color=SCATTER_COLOUR, alpha=CROWDED_ALPHA, linewidths=0)
+        ax.scatter(x, y, s=10 if len(frame) > 300 else 18, color=SCATTER_COLOUR, alpha=CROWDED_ALPHA, linewidths=0)
         fig.suptitle(title, fontsize="medium")
     else:
         fig.set_size_inches(5.5, 5.5)

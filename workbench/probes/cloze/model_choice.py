@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 
 
 def models_by_preference(project: "Project", kinds: Sequence[str] = ANSWER_KINDS) -> list[str]:
-    """Labels of the models with name-cloze responses (those of ``analysis.model_labels``), the default first: most answered passages, then the
-    newest run, then the label. Counted per run through the (run, status) index: milliseconds on 114,000
-    answers, so the window may ask on its own thread."""
+    """Labels of the models with name-cloze responses (those of ``analysis.model_labels``), the default
+    first: most answered passages, then the newest run, then the label. Counted per run through the (run,
+    status) index: milliseconds on 114,000 answers, so the window may ask on its own thread."""
     rows = project.db.execute(
         f"""SELECT m.label, SUM(k.answered) AS answered, MAX(r.id) AS newest
             FROM runs r JOIN models m ON m.id = r.model_id
@@ -31,7 +31,3 @@ def models_by_preference(project: "Project", kinds: Sequence[str] = ANSWER_KINDS
     ).fetchall()
     return [r[0] for r in rows]
 
-
-def default_model(project: "Project") -> str | None:
-    preferred = models_by_preference(project)
-    return preferred[0] if preferred else None
