@@ -12,6 +12,12 @@ The files look like the real ones where it matters for the workbench:
   book being well known to every model (the second model a little weaker);
 - wrong answers that lean towards the names of the well-known books (what the error analysis of
   *Speak, Memory* measures), tags around some answers, refusals and empty answers.
+
+``cast="shared"`` (the default) draws every book's six names from one list of 60 first names, so names
+are shared by many books; ``cast="distinct"`` gives each book a cast of its own invented names (a few
+main characters named often, a tail named once or twice) plus two common first names, as in real
+novels, and wrong answers name a well-known book's character (15%), a common first name (50%) or a
+character of some other book (35%): the shape the name-set analysis of the error analysis needs.
 """
 
 from __future__ import annotations
@@ -41,6 +47,28 @@ SCENES = [
 ]
 
 
+ONSETS = ["B", "C", "D", "F", "G", "H", "J", "K", "L", "M", "N", "P", "R", "S", "T", "V", "W", "Br", "Ch", "Cl",
+          "Dr", "Fl", "Gr", "Th", "Tr", "St", "Sh", "Wr"]
+VOWELS = ["a", "e", "i", "o", "u", "ae", "ia", "ou", "ei"]
+CODAS = ["n", "l", "r", "s", "th", "nd", "rk", "ll", "mb", "x", "ck", "ss", "rn", "sh"]
+ENDINGS = ["", "a", "o", "ie", "en", "ia", "y", "us", "el"]
+CAST = 14  # characters of a book with a distinct cast
+
+
+def invented_names(count: int, rng: random.Random) -> list[str]:
+    """``count`` different made-up names ('Thessaly', 'Brondie' ...)."""
+    names: list[str] = []
+    seen: set[str] = set(FIRST)
+    while len(names) < count:
+        name = rng.choice(ONSETS) + rng.choice(VOWELS) + rng.choice(CODAS) + rng.choice(ENDINGS)
+        if rng.random() < 0.4:
+            name += rng.choice(VOWELS) + rng.choice(CODAS)
+        if name not in seen:
+            seen.add(name)
+            names.append(name)
+    return names
+
+
 @dataclass(frozen=True)
 class PublishedBook:
     stem: str
@@ -51,8 +79,9 @@ class PublishedBook:
     names: tuple[str, ...]
 
 
-def made_up_books(count: int = 571, seed: int = 0) -> list[PublishedBook]:
+def made_up_books(count: int = 571, seed: int = 0, cast: str = "shared") -> list[PublishedBook]:
     rng = random.Random(seed)
+    invented = iter(invented_names(count * (CAST - 2), random.Random(f"{seed}-names"))) if cast == "distinct" else None
     books = []
     for index in range(count):
         words = rng.sample(TITLE_WORDS, rng.choice((2, 3)))
@@ -65,16 +94,23 @@ def made_up_books(count: int = 571, seed: int = 0) -> list[PublishedBook]:
         else:
             stem = f"{author_last.lower()}_{snake}_{title.replace(' ', '_')}"
         fame = 0.02 + 0.9 * rng.random() ** 4  # heavy tail: most books barely known, a tenth well known
-        names = tuple(rng.sample(FIRST, 6))
+        if invented is None:
+            names = tuple(rng.sample(FIRST, 6))
+        else:  # its own characters first (the first named most often), then two common first names
+            names = tuple([next(invented) for _ in range(CAST - 2)] + rng.sample(FIRST, 2))
         books.append(PublishedBook(stem, title, f"{author_first} {author_last}", rng.randint(1750, 2015), fame, names))
     return books
 
 
 def write_published_results(folder: Path, books: int = 571, rows: int = 100,
-                            models: tuple[str, ...] = ("gpt4", "chatgpt"), seed: int = 0) -> dict[str, list[Path]]:
+                            models: tuple[str, ...] = ("gpt4", "chatgpt"), seed: int = 0,
+                            cast: str = "shared") -> dict[str, list[Path]]:
     """Write one folder per model under ``folder``; returns {model: [file paths]}."""
-    catalogue = made_up_books(books, seed)
+    catalogue = made_up_books(books, seed, cast)
     famous_names = [n for b in sorted(catalogue, key=lambda b: -b.fame)[: max(1, books // 10)] for n in b.names]
+    every_name = [n for b in catalogue for n in b.names]
+    weights = [1 / (i + 1) for i in range(CAST)]  # a character's share of a book's passages
+    famous_weights = [weights[i % CAST] for i in range(len(famous_names))] if cast == "distinct" else None
     out: dict[str, list[Path]] = {}
     for m, model in enumerate(models):
         rng = random.Random(f"{seed}-{model}")
@@ -85,13 +121,22 @@ def write_published_results(folder: Path, books: int = 571, rows: int = 100,
         for book in catalogue:
             lines = []
             for k in range(rows):
-                gold = book.names[k % len(book.names)]
+                if cast == "distinct":
+                    gold = rng.choices(book.names, weights[: len(book.names)])[0]
+                else:
+                    gold = book.names[k % len(book.names)]
                 passage = f"({k + 1}) {SCENES[k % len(SCENES)]}"
                 roll = rng.random()
                 if roll < book.fame * strength:
                     answer = gold
                 elif roll < book.fame * strength + 0.03:
                     answer = None
+                elif cast == "distinct":
+                    pick = rng.random()
+                    if pick < 0.15:  # a well-known book's character, its main characters most often
+                        answer = rng.choices(famous_names, famous_weights)[0]
+                    else:
+                        answer = rng.choice(FIRST) if pick < 0.65 else rng.choice(every_name)
                 else:
                     answer = rng.choice(famous_names) if rng.random() < 0.6 else rng.choice(FIRST)
                 if answer is None:

@@ -24,4 +24,5 @@ pytest_plugins = [
     "tests.fixtures.servers",
     "tests.fixtures.qt_gc",
     "tests.fixtures.leakage",
+    "tests.fixtures.published",
 ]

@@ -36,6 +36,7 @@ PARTS: list[str] = [
     "workbench.probes.rep",
     "workbench.probes.reading",
     "workbench.probes.leakage",
+    "workbench.probes.validity",
     "workbench.export",
 ]
 

@@ -48,3 +48,23 @@ def test_draws_without_a_rho_are_left_out_and_too_many_leave_no_interval():
     assert three.undefined_draws > 0
     assert math.isnan(spearman([1, 2], [2, 1]).rho)
     assert math.isnan(spearman([1, 1, 1, 1], [1, 2, 3, 4]).rho)
+
+
+def test_the_difference_of_two_groups_rhos_draws_each_group_on_its_own():
+    from workbench.analysis.correlation import spearman_difference
+
+    x2, y2 = X[:9] * -1.0, Y[:9]
+    result = spearman_difference(X, Y, x2, y2, seed=3)
+    assert result.difference == pytest.approx(spearmanr(X, Y).statistic - spearmanr(x2, y2).statistic)
+    rng = np.random.default_rng(3)
+    first = rng.integers(0, len(X), size=(2000, len(X)))
+    second = rng.integers(0, len(x2), size=(2000, len(x2)))
+
+    def rho(x, y):
+        return spearmanr(x, y).statistic if len(set(x)) > 1 and len(set(y)) > 1 else np.nan
+
+    draws = np.array([rho(X[a], Y[a]) - rho(x2[b], y2[b]) for a, b in zip(first, second)])
+    defined = draws[np.isfinite(draws)]
+    assert result.undefined_draws == len(draws) - len(defined)
+    assert (result.ci_low, result.ci_high) == pytest.approx(tuple(np.percentile(defined, [2.5, 97.5])), rel=1e-12)
+    assert math.isnan(spearman_difference(X, Y, [1, 2], [2, 1]).difference)

@@ -53,3 +53,8 @@ def test_larger_groups_get_seeded_random_deals_that_count_the_observed_one():
 
 def test_an_empty_group_has_no_test():
     assert math.isnan(permutation_test([], B).p_value)
+
+
+def test_a_group_of_one_has_its_difference_but_no_test():
+    result = permutation_test([2.0], B)
+    assert math.isnan(result.p_value) and result.difference == pytest.approx(2.0 - np.mean(B))

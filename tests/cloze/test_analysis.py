@@ -111,9 +111,12 @@ def test_decile_sets_are_saved_as_book_sets(results):
     members = dict(project.db.execute(
         "SELECT s.name, m.book_id FROM book_sets s JOIN book_set_members m ON m.set_id = s.id").fetchall())
     assert members == {"cloze top decile: alpha": ids["b10"], "cloze bottom decile: alpha": ids["b01"]}
-    decile_sets(project, "alpha", fraction=0.2)  # again: replaced, not added
+    decile_sets(project, "alpha")  # again: replaced, not added
     assert project.db.execute("SELECT COUNT(*) FROM book_sets").fetchone()[0] == 2
-    assert project.db.execute("SELECT COUNT(*) FROM book_set_members").fetchone()[0] == 4
+    quintiles = decile_sets(project, "alpha", fraction=0.2)  # quintiles are sets of their own
+    assert set(quintiles["set"]) == {"cloze top quintile: alpha", "cloze bottom quintile: alpha"}
+    assert project.db.execute("SELECT COUNT(*) FROM book_sets").fetchone()[0] == 4
+    assert project.db.execute("SELECT COUNT(*) FROM book_set_members").fetchone()[0] == 2 + 4
 
 
 def test_flagged_books_can_be_left_out(results):

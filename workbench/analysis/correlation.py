@@ -9,6 +9,11 @@
   interval). See ``workbench.analysis.intervals``.
 
 Fewer than three pairs, or a constant x or y, give no rho (NaN), and no interval.
+
+``spearman_difference(x1, y1, x2, y2)``: rho of the first group minus rho of the second (two independent
+groups of pairs), with a seeded percentile bootstrap interval: each group's pairs are drawn with
+replacement on their own (scipy ``bootstrap`` over the pairs' positions, ``paired=False``), the
+difference computed for each draw; draws where either rho is undefined are left out as above.
 """
 
 from __future__ import annotations
@@ -66,3 +71,35 @@ def spearman_rho(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         return (rx * ry).sum(axis=axis) / np.sqrt((rx * rx).sum(axis=axis) * (ry * ry).sum(axis=axis))
+
+
+@dataclass(frozen=True)
+class CorrelationDifference:
+    difference: float  # rho of the first group - rho of the second
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    undefined_draws: int = 0
+
+
+def spearman_difference(x1: Sequence[float], y1: Sequence[float], x2: Sequence[float], y2: Sequence[float], *,
+                        confidence: float = CONFIDENCE, resamples: int = BOOTSTRAP_RESAMPLES,
+                        seed: int = 0) -> CorrelationDifference:
+    """rho(x1, y1) - rho(x2, y2) for two independent groups, with its bootstrap interval (NaN without a rho)."""
+    pairs = []
+    for x, y in ((x1, y1), (x2, y2)):
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        if x.shape != y.shape or x.ndim != 1:
+            raise ValueError("x and y must be two sequences of the same length")
+        pairs.append((x, y))
+    first, second = (spearman(x, y, resamples=0) for x, y in pairs)
+    difference = first.rho - second.rho
+    if math.isnan(difference) or resamples <= 0:
+        return CorrelationDifference(difference)
+    (ax, ay), (bx, by) = pairs
+
+    def statistic(i: np.ndarray, j: np.ndarray, axis: int = -1) -> np.ndarray:
+        return spearman_rho(ax[i], ay[i], axis=axis) - spearman_rho(bx[j], by[j], axis=axis)
+
+    low, high, undefined = percentile_bootstrap((np.arange(ax.size), np.arange(bx.size)), statistic,
+                                                confidence=confidence, resamples=resamples, seed=seed)
+    return CorrelationDifference(difference, low, high, undefined)

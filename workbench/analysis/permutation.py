@@ -13,6 +13,8 @@ sizes, and the difference is computed for each deal.
 - Two-sided (the default): twice the smaller one-sided p-value, at most 1. ``"greater"``: is
   ``statistic(a) - statistic(b)`` larger than chance; ``"less"``: smaller.
 
+Each group needs at least two values (scipy's rule); otherwise there is no test (NaN).
+
 ``statistic`` is vectorised like the bootstrap's (``statistic(sample, axis=-1)``; ``np.mean`` and
 ``np.median`` are). scipy is imported inside the function.
 """
@@ -41,10 +43,11 @@ class PermutationTest:
 def permutation_test(a: Sequence[float], b: Sequence[float], statistic: Statistic = np.mean, *,
                      alternative: str = "two-sided", resamples: int = PERMUTATION_RESAMPLES,
                      seed: int = 0) -> PermutationTest:
-    """Permutation p-value for ``statistic(a) - statistic(b)`` (NaN when a group is empty)."""
+    """Permutation p-value for ``statistic(a) - statistic(b)`` (NaN when a group has fewer than two values)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.size == 0 or b.size == 0:
-        return PermutationTest(math.nan, math.nan, False, 0)
+    if a.size < 2 or b.size < 2:
+        difference = float(statistic(a) - statistic(b)) if a.size and b.size else math.nan
+        return PermutationTest(difference, math.nan, False, 0)
     from scipy.stats import permutation_test as scipy_permutation_test
 
     def difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -16,7 +16,7 @@ MAX_LISTED_PROBLEMS = 12
 class Row:
     line: int  # the line in the file where the row starts (the header is line 1)
     values: dict[str, str]
-
+    extra: list[str] = field(default_factory=list)  # non-empty cells beyond the header's columns
 
 def read_rows(path: str | Path, required: Sequence[str], optional: Sequence[str] = ()) -> tuple[list[str], list[Row]]:
     """The header (lower-cased) and the rows of a file. Tab-separated if it ends in .tsv/.tab or its
@@ -50,7 +50,8 @@ def read_rows(path: str | Path, required: Sequence[str], optional: Sequence[str]
     for cells in reader:
         if any(cell.strip() for cell in cells):
             padded = cells + [""] * (len(header) - len(cells))
-            rows.append(Row(start, {h: padded[k].strip() if h != "text" else padded[k] for k, h in enumerate(header) if h}))
+            rows.append(Row(start, {h: padded[k].strip() if h != "text" else padded[k] for k, h in enumerate(header) if h},
+                            [c for c in cells[len(header):] if c.strip()]))
         start = reader.line_num + 1
     if not rows:
         raise UserError(f"{path.name} has a header but no rows.")

@@ -442,8 +442,33 @@ def leakage(db: Database) -> None:
     )
 
 
-@MIGRATIONS(name="0008_cloze_passages_by_origin")
+@MIGRATIONS(name="0008_validity")
+def validity(db: Database) -> None:
+    run_sql(
+        db,
+        """
+        CREATE TABLE validity_passages (
+            id INTEGER PRIMARY KEY,             -- the item_id of validity-year and validity-narrative-time runs
+            book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+            label TEXT,                         -- the passage's id in the file it was imported from
+            passage TEXT NOT NULL,
+            words INTEGER NOT NULL,
+            start_char INTEGER,                 -- the passage in the book's stored text (NULL if imported)
+            end_char INTEGER,
+            year INTEGER,                       -- year of first publication given with an imported passage
+            minutes REAL,                       -- reference narrative time given with an imported passage
+            origin TEXT NOT NULL,               -- sampled, imported
+            settings TEXT NOT NULL DEFAULT '{}',-- JSON: words, per book, seed, spaCy model (sampled passages)
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX validity_passages_book ON validity_passages (book_id)
+        """,
+    )
+
+
+@MIGRATIONS(name="0009_cloze_passages_by_origin")
 def cloze_passages_by_origin(db: Database) -> None:
     # the Probes page counts each book's extracted and imported passages whenever it reloads: from this index
-    # alone (3 ms for 57,000 passages) instead of every passage row (20-30 ms, on the window's thread)
-    db.execute("CREATE INDEX cloze_passages_book_origin ON cloze_passages (book_id, origin)")
+    # alone (3 ms for 57,000 passages) instead of every passage row (20-30 ms, on the window's thread);
+    # IF NOT EXISTS: this branch once numbered it 0008, so a project made then already has the index
+    db.execute("CREATE INDEX IF NOT EXISTS cloze_passages_book_origin ON cloze_passages (book_id, origin)")

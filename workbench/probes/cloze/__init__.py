@@ -17,6 +17,8 @@ Modules, in the order of the work:
 - ``score``      pure scoring functions and confidence intervals;
 - ``gpt4books``  importing published results (the gpt4-books TSV files);
 - ``analysis``   the tables behind every chart (pandas DataFrames);
+- ``errors``     the error analysis: do wrong answers lean towards names of memorized books? (its chart
+                 and tables: ``error_charts``);
 - ``charts``     publication figures and CSV tables registered in the export registry.
 """
 
@@ -29,7 +31,7 @@ RUN_KINDS = ("cloze", "cloze-mlm", "cloze-logprob")
 PART = Part(
     "name-cloze",
     commands=("workbench.probes.cloze.commands",),
-    exports=("workbench.probes.cloze.charts",),
+    exports=("workbench.probes.cloze.charts", "workbench.probes.cloze.error_charts"),
     resumers=("workbench.probes.cloze.run", "workbench.probes.cloze.mlm"),
     methods=("workbench.probes.cloze.methods",),
     pages=(

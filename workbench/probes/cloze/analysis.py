@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.analysis.correlation import spearman
-from workbench.corpus.book_sets import save_book_set
+from workbench.corpus.book_sets import memorization_set_names, ranked_ends, save_book_set
 from workbench.errors import UserError
 from workbench.probes.cloze.score import ALPHA, CI_METHODS, accuracy_interval, scored, wilson_interval
 
@@ -498,13 +498,15 @@ def decile_sets(
     project: "Project", model: str, *, fraction: float = 0.1, save: bool = True, exclude_flagged: bool = True
 ) -> pd.DataFrame:
     """The top and bottom ``fraction`` of books by ``model``'s accuracy: ceil(fraction x books) each, at
-    least one, and never more than half the books (so the two sets never share a book).
+    least one, and never more than half the books (so the two sets never share a book; the rule is
+    ``workbench.corpus.book_sets.ranked_ends``).
 
     Books are ranked by accuracy, ties broken by the lower CI bound (more evidence ranks higher) and then
     by book id, so the sets are reproducible. ``tied_at_cut`` marks the books of a set whose accuracy
     equals that of a book left out of it: which of them made the set was decided by those tie-breaks, not
     by accuracy. With ``save`` they are stored as book sets ``cloze top decile: MODEL`` and ``cloze bottom
-    decile: MODEL`` (replacing earlier ones) for later analyses. Flagged books are left out by default.
+    decile: MODEL`` (``quintile`` for a fraction of 0.2; ``memorization_set_names``), replacing earlier
+    ones, for later analyses. Flagged books are left out by default.
     """
     if not 0 < fraction <= 0.5:
         raise UserError(f"The decile fraction must be above 0 and at most 0.5 (got {fraction}).")
@@ -517,14 +519,11 @@ def decile_sets(
         books = books[books["kind"] == ("cloze" if "cloze" in kinds else kinds[0])]
     if len(books) < 2:
         raise UserError(f"'{model}' has results for only one book: top and bottom sets need at least two books.")
-    order = ranked(books)
-    k = min(max(1, int(math.ceil(len(order) * fraction))), len(order) // 2)
-    top, bottom = order.head(k), order.tail(k).iloc[::-1]
-    rest_top = set(order["accuracy"].iloc[k:])
-    rest_bottom = set(order["accuracy"].iloc[: len(order) - k])
-    top = top.assign(tied_at_cut=top["accuracy"].isin(rest_top))
-    bottom = bottom.assign(tied_at_cut=bottom["accuracy"].isin(rest_bottom))
-    names = (f"cloze top decile: {model}", f"cloze bottom decile: {model}")
+    order = ranked(books).reset_index(drop=True)
+    ends = ranked_ends(order["accuracy"], fraction)
+    top = order.iloc[ends.top].assign(tied_at_cut=ends.top_tied)
+    bottom = order.iloc[ends.bottom].assign(tied_at_cut=ends.bottom_tied)
+    names = memorization_set_names(model, fraction)
     frame = pd.concat([top.assign(set=names[0]), bottom.assign(set=names[1])])[DECILE_COLUMNS].reset_index(drop=True)
     if save:
         with project.db.transaction():  # both sets are replaced, or neither

@@ -119,6 +119,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_argument(p)
     p.set_defaults(handler=cmd_deciles)
 
+    p = commands.add_parser("errors", help="error analysis: do wrong answers name characters of memorized books?")
+    add_project_argument(p)
+    p.add_argument("--model", required=True, metavar="LABEL", help="the model whose errors are analysed")
+    p.add_argument("--by", metavar="LABEL", help="the model whose accuracy groups the books (default: --model)")
+    p.add_argument("--groups", choices=["decile", "quintile"], default="decile", help="top/bottom decile or quintile")
+    p.add_argument("--set-size", type=int, metavar="K", help="names per set (default: as many as both sides allow)")
+    p.add_argument("--permutations", type=int, default=10_000, metavar="N", help="deals of the test (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomization test (default 0)")
+    p.add_argument("--names", action="store_true", help="list the names of both sets instead")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_errors)
+
     p = commands.add_parser("templates", help="list prompt templates, or add a version from a file")
     add_project_argument(p)
     p.add_argument("--add", nargs=2, metavar=("NAME", "FILE"), help="save FILE's text as template NAME (new version)")
@@ -302,6 +314,23 @@ def cmd_deciles(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         frame = decile_sets(project, args.model)
     print_frame(frame, args.format)
+    return 0
+
+
+def cmd_errors(args: argparse.Namespace) -> int:
+    from workbench.probes.cloze.errors import error_analysis, summary_frame
+
+    with opened(args.project) as project:
+        result = error_analysis(project, args.model, args.by, groups=args.groups, set_size=args.set_size,
+                                permutations=args.permutations, seed=args.seed, state=progress_state("Shuffling"))
+    if args.names:
+        print_frame(result.names, args.format)
+        return 0
+    frame = summary_frame(result, args.model, args.by, args.groups)
+    columns = ["model", "by", "set_size", "errors", "in_seen", "in_unseen", "log_odds", "p_value"]
+    print_frame(frame if args.format == "json" else frame[columns], args.format)
+    if args.format == "table" and result.note:
+        print(result.note)
     return 0
 
 

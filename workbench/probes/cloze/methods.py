@@ -8,7 +8,7 @@ import statistics as pystats
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, number, register_methods, same
-from workbench.probes.cloze import score
+from workbench.probes.cloze import errors, score
 from workbench.probes.cloze.mlm import MLM_KIND
 from workbench.probes.cloze.run import CLOZE_KIND, LOGPROB_KIND
 
@@ -166,6 +166,12 @@ def cloze_statistics() -> list[Statistic]:
         Statistic("Spearman's rank correlation",
                   "for per-book accuracy against the year of publication (rho with its p-value)",
                   "scipy `spearmanr`"),
+        Statistic(f"Randomization test of the error analysis ({errors.DEFAULT_PERMUTATIONS:,} seeded deals, one-sided)",
+                  "for the log-odds that a wrong answer on a held-out book names a character of a memorized (top "
+                  "decile) rather than an unmemorized (bottom decile) book; the names of each set are those with "
+                  "the highest positive PMI with a book of that decile, equally many, none in both; the test deals "
+                  "the pooled names into the two sets at random (p = (1 + deals at least as extreme) / (1 + deals))",
+                  "numpy (`workbench.probes.cloze.errors`)"),
     ]
 
 

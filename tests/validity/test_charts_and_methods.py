@@ -1,0 +1,74 @@
+"""The validity charts as real figure files with the CSV of what they plot, the error-analysis chart, and
+the methods text."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from workbench.export.methods import methods_text
+from workbench.export.registry import charts, export_chart, export_table, tables
+
+CHARTS = {"validity-year-groups": {"model": "alpha", "by": "alpha", "groups": "quintile"},
+          "validity-year-error": {"model": "alpha", "by": "beta"},
+          "validity-narrative-time": {"model": "alpha", "by": "alpha", "groups": "quintile", "reference": "imported"}}
+
+
+def test_every_chart_is_registered_and_exports_figure_and_csv(timed, tmp_path):
+    project, _, _ = timed
+    assert set(CHARTS) <= set(charts())
+    for name, options in CHARTS.items():
+        for suffix in (".pdf", ".svg", ".png"):
+            paths = export_chart(project, name, tmp_path / f"{name}{suffix}", **options)
+            assert [p.suffix for p in paths] == [suffix, ".csv"] and paths[0].stat().st_size > 1000
+        frame = pd.read_csv(tmp_path / f"{name}.csv")
+        assert len(frame) > 0
+    groups = pd.read_csv(tmp_path / "validity-year-groups.csv")
+    assert list(groups["group"]) == ["top", "bottom", "all"] and not math.isnan(groups["difference_p_value"][0])
+    error = pd.read_csv(tmp_path / "validity-year-error.csv")
+    assert {"accuracy", "abs_error", "group", "spearman_rho"} <= set(error.columns)
+
+
+def test_the_error_analysis_chart_draws_the_null_distribution(published, tmp_path):
+    paths = export_chart(published, "name-cloze-errors", tmp_path / "errors.png", model="chatgpt", by="gpt4",
+                         permutations="300")
+    null = pd.read_csv(paths[1])
+    assert len(null) == 300 and null["observed"].nunique() == 1 and (null["p_value"] < 0.05).all()
+
+
+def test_an_error_analysis_with_nothing_to_compare_is_said(studied, tmp_path):
+    from workbench.errors import UserError
+
+    project, _ = studied  # every wrong answer is 'Nobody', a name of neither set
+    with pytest.raises(UserError, match="no error on the held-out books names anyone"):
+        export_chart(project, "name-cloze-errors", tmp_path / "errors.png", model="alpha")
+
+
+def test_tables_are_registered(timed, tmp_path):
+    project, _, _ = timed
+    for name, options in (("validity-passages", {}), ("validity-answers", {"task": "narrative-time", "model": "alpha"}),
+                          ("validity-year", {"model": "alpha"}), ("validity-narrative-time", {"model": "alpha"}),
+                          ("cloze-error-names", {"model": "alpha"})):
+        assert name in tables()
+        frame = pd.read_csv(export_table(project, name, tmp_path / f"{name}.csv", **options))
+        assert len(frame) > 0
+
+
+def test_the_methods_text_describes_the_runs_parsers_groups_and_statistics(timed):
+    project, _, _ = timed
+    text = methods_text(project)
+    assert "## Downstream validity" in text or "Downstream validity" in text
+    for words in ("first four-digit number between 1000 and 2100", "geometric mean", "top and bottom decile (10%)",
+                  "Permutation test", "Fisher's exact test", "Randomization test of the error analysis",
+                  "year of first publication from a passage", "Answers imported from:"):
+        assert words in text, words
+
+
+@pytest.mark.parametrize("name", ["validity-year-groups", "validity-narrative-time"])
+def test_a_chart_without_answers_says_what_to_do(project, name):
+    from workbench.errors import UserError
+
+    with pytest.raises(UserError, match="No model has answered"):
+        export_chart(project, name, project.path.parent / "x.pdf")

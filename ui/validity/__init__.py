@@ -1,0 +1,1 @@
+"""The Validity page: does memorization bias the year of publication and narrative time a model gives?"""

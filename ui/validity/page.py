@@ -1,0 +1,758 @@
+"""The Validity page: does what a model has memorized bias the answers a study would use?
+
+1. Passages: tick books and sample passages of whole sentences from them, or import passages (with the
+   year of publication and reference minutes) from a file; make a blinded annotation task of them.
+2. Ask: choose the task (year of first publication, narrative time) and a model, and run it in the
+   background (progress, Cancel; paid APIs first say what the run costs and ask), or import answers.
+3. Analyse: choose whose answers, which model's name-cloze accuracy groups the books (top and bottom
+   decile or quintile) and, for narrative time, the reference; or the name-cloze error analysis. The
+   tables and the chart come back together; clicking a point or a row opens the answers behind it, and
+   the figure (PDF, SVG, PNG) and tables export through the export registry.
+
+Every action is a call into ``workbench.probes.validity`` (and, for the error analysis, the name-cloze
+probe's ``errors``), run through the page's operation slot.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui import dialogs
+from ui.background import Operation
+from ui.validity.answers_dialog import AnswersDialog
+from ui.validity.books import PassagesBox
+from ui.validity.plot import ValidityPlot
+from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share
+from ui.widgets.page import Page
+from ui.widgets.progress_row import ProgressRow
+from ui.widgets.summary_box import SummaryBox
+from workbench.errors import UserError
+
+YEAR, NARRATIVE, ERRORS = "year", "narrative-time", "errors"
+TASKS = {YEAR: "Year of first publication", NARRATIVE: "Narrative time", ERRORS: "Name-cloze errors"}
+CHARTS = {YEAR: {"validity-year-groups": "Error by group", "validity-year-error": "Error against accuracy"},
+          NARRATIVE: {"validity-narrative-time": "Predicted against reference"},
+          ERRORS: {"name-cloze-errors": "Randomization test"}}
+CHOICES_SETTING = "validity.choices"
+FIGURE_FILES = "PDF (*.pdf);;SVG (*.svg);;PNG, 300 dpi (*.png)"
+CSV_FILES = "CSV tables (*.csv)"
+TABLE_FILES = "Tables (*.tsv *.csv *.txt);;All files (*)"
+NO_PROJECT = "Open or create a project (File menu) to test whether memorization biases a model's answers."
+
+
+def _p(value: Any) -> str:
+    return "" if is_missing(value) else (f"{float(value):.2g}" if float(value) < 0.001 else f"{float(value):.3f}")
+
+
+def _interval(low: str, high: str):
+    def write(row: pd.Series) -> str:
+        return "" if is_missing(row.get(low)) else f"{float(row[low]):.2f} – {float(row[high]):.2f}"
+    return write
+
+
+def _missing_share(row: pd.Series) -> str:
+    if is_missing(row.get("missing_share")):
+        return ""
+    text = f"{float(row['missing_share']):.0%}"
+    return text + (f" ({float(row['missing_ci_low']):.0%}–{float(row['missing_ci_high']):.0%})"
+                   if not is_missing(row.get("missing_ci_low")) else "")
+
+
+TABLE_COLUMNS = {
+    YEAR: [Column("group", "Group"), Column("books", "Books", count, numeric=True),
+           Column("missing", "Missing", count, numeric=True),
+           Column("missing_share", "Missing share (95% CI)", compose=_missing_share, numeric=True),
+           Column("mae", "Mean abs. error (years)", decimal, numeric=True),
+           Column("mae_ci_low", "95% CI", compose=_interval("mae_ci_low", "mae_ci_high"), numeric=True),
+           Column("p_value", "p (permutation)", _p, numeric=True),
+           Column("missing_p_value", "p (missing, Fisher)", _p, numeric=True),
+           Column("spearman_rho", "Spearman ρ (accuracy, error)", decimal, numeric=True),
+           Column("spearman_p", "p", _p, numeric=True), Column("note", "Note", stretch=True)],
+    NARRATIVE: [Column("group", "Group"), Column("items", "Passages", count, numeric=True),
+                Column("missing", "Missing", count, numeric=True),
+                Column("spearman_rho", "Spearman ρ", decimal, numeric=True),
+                Column("ci_low", "95% CI", compose=_interval("ci_low", "ci_high"), numeric=True),
+                Column("p_value", "p", _p, numeric=True), Column("note", "Note", stretch=True)],
+    ERRORS: [Column("set_size", "Names per set", count, numeric=True), Column("errors", "Errors", count, numeric=True),
+             Column("in_seen", "Naming S", count, numeric=True), Column("in_unseen", "Naming U", count, numeric=True),
+             Column("log_odds", "Log-odds o", decimal, numeric=True), Column("p_value", "p", _p, numeric=True),
+             Column("permutations", "Deals", count, numeric=True), Column("held_out_books", "Held-out books", count,
+                                                                          numeric=True),
+             Column("note", "Note", stretch=True)],
+}
+ROW_COLUMNS = {
+    YEAR: [Column("book", "Book", stretch=True), Column("group", "Group"), Column("accuracy", "Accuracy", share,
+                                                                                  numeric=True),
+           Column("year", "Year", numeric=True), Column("answer", "Answer"), Column("predicted", "Year given",
+                                                                                     lambda v: "" if is_missing(v) else f"{float(v):.0f}", numeric=True),
+           Column("abs_error", "Abs. error", lambda v: "" if is_missing(v) else f"{float(v):.0f}", numeric=True),
+           Column("reason", "Why missing")],
+    NARRATIVE: [Column("book", "Book", stretch=True), Column("group", "Group"),
+                Column("accuracy", "Accuracy", share, numeric=True),
+                Column("reference_minutes", "Reference (min)", decimal, numeric=True), Column("answer", "Answer"),
+                Column("predicted_minutes", "Given (min)", decimal, numeric=True), Column("reason", "Why missing"),
+                Column("source", "Reference from")],
+    ERRORS: [Column("set", "Set"), Column("rank", "Rank", numeric=True), Column("name", "Name"),
+             Column("pmi", "PMI", decimal, numeric=True), Column("book", "Most associated book", stretch=True),
+             Column("passages", "Passages there", count, numeric=True),
+             Column("predicted_in_errors", "Offered in errors", count, numeric=True)],
+}
+
+
+def _combo(tooltip: str) -> QComboBox:
+    combo = QComboBox()
+    combo.setToolTip(tooltip)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    combo.setMinimumContentsLength(10)
+    return combo
+
+
+def _fill(combo: QComboBox, items: list[tuple[str, Any]], wanted: Any = None) -> None:
+    current = wanted if wanted is not None else combo.currentData()
+    combo.blockSignals(True)
+    combo.clear()
+    for text, data in items:
+        combo.addItem(text, data)
+    index = combo.findData(current)
+    combo.setCurrentIndex(index if index >= 0 else 0)
+    combo.blockSignals(False)
+
+
+class ValidityPage(Page):
+    key = "validity"
+    title = "Validity"
+
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, parent)
+        self.work = ops.slot(self)  # sampling, importing, running, analysing: one at a time
+        self.work.busy_changed.connect(self._update_busy)
+        self.report: dict[str, Any] | None = None
+        self.answers_dialog: AnswersDialog | None = None
+        self.last_export: list[Path] = []
+        self._project_shown = None
+        self._pending_analysis = False
+        self._build()
+        self.refresh()
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        self.passages = PassagesBox()
+        self.passages.sample_requested.connect(self.sample)
+        self.passages.import_requested.connect(self.import_passages_dialog)
+        self.passages.annotate_requested.connect(self.annotation_task_dialog)
+
+        self.task = _combo("What the model is asked, or the name-cloze error analysis")
+        for key, text in TASKS.items():
+            self.task.addItem(text, key)
+        self.task.currentIndexChanged.connect(self._task_changed)
+        self.ask_model = _combo("The model to ask (paid APIs say what the run costs first)")
+        self.ask_model.setPlaceholderText("no model to ask yet: add one on the Models page")
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("Ask the model about every passage of the ticked books (a stopped run continues)")
+        self.run_button.clicked.connect(lambda: self.start_run())
+        self.retry = QCheckBox("Failed only")
+        self.retry.setToolTip("Ask again only where a call failed")
+        self.import_button = QPushButton("Import answers…")
+        self.import_button.setToolTip("Answers made elsewhere: a TSV/CSV file with columns book, answer (optional "
+                                      "passage_id)")
+        self.import_button.clicked.connect(self.import_answers_dialog)
+        ask_row = QHBoxLayout()
+        ask_row.addWidget(self.ask_model, 1)
+        ask_row.addWidget(self.retry)
+        ask_row.addWidget(self.run_button)
+        ask_row.addWidget(self.import_button)
+        self.ask_widget = QWidget()
+        self.ask_widget.setLayout(ask_row)
+        ask_row.setContentsMargins(0, 0, 0, 0)
+
+        self.model = _combo("Whose answers are analysed")
+        self.model.setPlaceholderText("no answers yet: run or import them")
+        self.by = _combo("Whose name-cloze accuracy ranks the books into top and bottom groups")
+        self.by.setPlaceholderText("no name-cloze results yet (Probes page)")
+        self.groups = _combo("The top and bottom tenth or fifth of the books")
+        self.groups.addItem("deciles (10%)", "decile")
+        self.groups.addItem("quintiles (20%)", "quintile")
+        self.reference = _combo("The true narrative times: minutes imported with the passages, or an annotation task")
+        self.set_size = QSpinBox()
+        self.set_size.setRange(0, 100_000)
+        self.set_size.setSpecialValueText("as many as possible")
+        self.set_size.setToolTip("Names in each of S and U (0: as many as both sides allow)")
+        self.permutations = QSpinBox()
+        self.permutations.setRange(100, 1_000_000)
+        self.permutations.setSingleStep(1000)
+        self.permutations.setValue(10_000)
+        self.permutations.setToolTip("Random deals of the names in the randomization test")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 999_999)
+        self.seed.setToolTip("Seed of the bootstrap and of the randomization test")
+        self.analyse_button = QPushButton("Analyse")
+        self.analyse_button.setToolTip("Compute the tables and the chart (in the background)")
+        self.analyse_button.clicked.connect(lambda: self.analyse())
+        self.form = QFormLayout()
+        self.form.addRow("Task", self.task)
+        self.form.addRow("Ask", self.ask_widget)
+        self.form.addRow("Answers of", self.model)
+        self.form.addRow("Grouped by", self.by)
+        self.form.addRow("Groups", self.groups)
+        self.form.addRow("Reference", self.reference)
+        self.form.addRow("Names per set", self.set_size)
+        self.form.addRow("Deals", self.permutations)
+        self.form.addRow("Seed", self.seed)
+        self.form.addRow("", self.analyse_button)
+        analysis = QGroupBox("2. Ask and analyse")
+        analysis.setLayout(self.form)
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.passages)
+        top.addWidget(analysis)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
+        top.setChildrenCollapsible(False)
+
+        self.table = FrameTable(TABLE_COLUMNS[YEAR])
+        self.table.setMaximumHeight(self.table.verticalHeader().defaultSectionSize() * 5 + 8)
+        self.rows = FrameTable(ROW_COLUMNS[YEAR])
+        self.rows.doubleClicked.connect(self._row_opened)
+        self.rows_label = QLabel("Books")
+        self.chart = _combo("Which chart")
+        self.chart.currentIndexChanged.connect(self._show_chart)
+        self.plot = ValidityPlot()
+        self.plot.picked.connect(self.open_answers)
+        self.export_figure_button = QPushButton("Export figure…")
+        self.export_figure_button.setToolTip("The chart for a paper (PDF, SVG or 300-dpi PNG) and the CSV of what it shows")
+        self.export_figure_button.clicked.connect(self.export_figure_dialog)
+        self.export_table_button = QPushButton("Export tables…")
+        self.export_table_button.setToolTip("Both tables as CSV files")
+        self.export_table_button.clicked.connect(self.export_tables_dialog)
+        chart_row = QHBoxLayout()
+        chart_row.addWidget(QLabel("Chart"))
+        chart_row.addWidget(self.chart)
+        chart_row.addStretch(1)
+        chart_row.addWidget(self.export_figure_button)
+        chart_row.addWidget(self.export_table_button)
+        chart_side = QWidget()
+        chart_layout = QVBoxLayout(chart_side)
+        chart_layout.setContentsMargins(0, 0, 0, 0)
+        chart_layout.addLayout(chart_row)
+        chart_layout.addWidget(self.plot, 1)
+        rows_side = QWidget()
+        self.rows_layout = QVBoxLayout(rows_side)
+        self.rows_layout.setContentsMargins(0, 0, 0, 0)
+        self.rows_layout.addWidget(self.rows_label)
+        self.rows_layout.addWidget(self.rows, 1)
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.addWidget(rows_side)
+        lower.addWidget(chart_side)
+        lower.setStretchFactor(0, 2)
+        lower.setStretchFactor(1, 3)
+        lower.setChildrenCollapsible(False)
+        results = QWidget()
+        results_layout = QVBoxLayout(results)
+        results_layout.setContentsMargins(0, 0, 0, 0)
+        results_layout.addWidget(self.table)
+        results_layout.addWidget(lower, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(results)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 5)
+        self.splitter.setSizes([270, 600])
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+
+        self.hint = QLabel(NO_PROJECT)
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.progress = ProgressRow(self.work)
+        self.summary = SummaryBox()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.splitter, 1)
+        for combo in (self.model, self.by, self.groups, self.reference):
+            combo.currentIndexChanged.connect(self._choices_changed)
+        self._task_changed()
+
+    # ------------------------------------------------------------------ choices
+    def current_task(self) -> str:
+        return self.task.currentData() or YEAR
+
+    def _task_changed(self, *_) -> None:
+        task = self.current_task()
+        for widget, shown in ((self.ask_widget, task != ERRORS), (self.reference, task == NARRATIVE),
+                              (self.set_size, task == ERRORS), (self.permutations, task == ERRORS)):
+            widget.setVisible(shown)
+            self.form.labelForField(widget).setVisible(shown)
+        self.rows_label.setText({YEAR: "Books (double-click for the answer)", NARRATIVE: "Passages (double-click "
+                                 "for the answer)", ERRORS: "The names of S (seen) and U (unseen)"}[task])
+        self._load_models()
+        self._choices_changed()
+
+    def _choices_changed(self, *_) -> None:
+        """Results shown for other choices are cleared, so a table never sits beside the wrong choices."""
+        if self.report is not None and self.report["choices"] != self.choices():
+            self._clear_results("Press Analyse for these choices.")
+
+    def choices(self) -> dict[str, Any]:
+        return {"task": self.current_task(), "model": self.model.currentData(), "by": self.by.currentData(),
+                "groups": self.groups.currentData(), "reference": self.reference.currentData(),
+                "set_size": self.set_size.value() or None, "permutations": self.permutations.value(),
+                "seed": self.seed.value()}
+
+    def _load_models(self) -> None:
+        if self.project is None:
+            for combo in (self.ask_model, self.model, self.by, self.reference):
+                _fill(combo, [])
+            return
+        from workbench.models.registry import list_models
+        from workbench.probes.cloze.analysis import model_labels
+        from workbench.probes.validity.answers import answered_models
+        from workbench.probes.validity.references import reference_choices
+
+        task = self.current_task()
+        cloze = model_labels(self.project)
+        _fill(self.ask_model, [(f"{s.label}  ({s.backend}{', paid' if self._paid(s) else ''})", s.label)
+                               for s in list_models(self.project) if s.backend != "external"])
+        answered = cloze if task == ERRORS else answered_models(self.project, task)
+        _fill(self.model, [(m, m) for m in answered])
+        _fill(self.by, [(m, m) for m in cloze])
+        _fill(self.reference, [(("minutes imported with the passages" if r == "imported" else f"annotation task: {r}"), r)
+                               for r in reference_choices(self.project)])
+
+    @staticmethod
+    def _paid(spec) -> bool:
+        from workbench.models.prices import is_paid
+
+        return is_paid(spec)
+
+    def _restore_choices(self) -> None:
+        saved = self.project.get_setting(CHOICES_SETTING) or {}
+        if saved.get("task") in TASKS:
+            self.task.setCurrentIndex(self.task.findData(saved["task"]))
+        for combo, key in ((self.model, "model"), (self.by, "by"), (self.groups, "groups"),
+                           (self.reference, "reference")):
+            index = combo.findData(saved.get(key))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        self._pending_analysis = bool(saved.get("analysed"))
+
+    def _remember(self, analysed: bool) -> None:
+        if self.project is not None:
+            self.project.set_setting(CHOICES_SETTING, {**self.choices(), "analysed": analysed})
+
+    # ------------------------------------------------------------------ reloading
+    def refresh(self) -> None:
+        has_project = self.project is not None
+        self.hint.setVisible(not has_project)
+        self.splitter.setEnabled(has_project)
+        if not has_project:
+            self._project_shown = None
+            self.passages.load(None, pd.DataFrame(columns=["book_id", "title", "author", "year", "has_text",
+                                                           "sampled", "imported"]), keep_ticks=False)
+            self._load_models()
+            self._clear_results("")
+            self.summary.hide()
+            return
+        from workbench.probes.validity.passages import books_overview
+
+        changed = self._project_shown is not self.project
+        self._project_shown = self.project
+        self.passages.load(self.project, books_overview(self.project), keep_ticks=not changed)
+        self._load_models()
+        if changed:
+            self._clear_results("")
+            self._restore_choices()
+        self._update_busy()
+
+    def on_shown(self) -> None:
+        if self.work.operation is None:
+            self.refresh()
+            if self._pending_analysis and self.model.count() and self.by.count():
+                self._pending_analysis = False
+                self.analyse()
+
+    def _update_busy(self, *_) -> None:
+        busy = self.work.busy
+        self.passages.set_busy(busy)
+        for widget in (self.run_button, self.import_button, self.analyse_button):
+            widget.setEnabled(not busy)
+
+    def _clear_results(self, message: str) -> None:
+        self.report = None
+        self.table.show_frame(pd.DataFrame())
+        self.rows.show_frame(pd.DataFrame())
+        self.chart.blockSignals(True)
+        self.chart.clear()
+        self.chart.blockSignals(False)
+        self.plot.show_message(message or "Choose the task and the models, then press Analyse.")
+        for button in (self.export_figure_button, self.export_table_button):
+            button.setEnabled(False)
+
+    # ------------------------------------------------------------------ passages
+    def _busy_already(self) -> bool:
+        if self.work.busy:
+            self.show_info("Work is already running on this page. Wait for it to finish, or cancel it first.")
+            return True
+        return False
+
+    def sample(self) -> Operation | None:
+        if self.require_project() is None or self._busy_already():
+            return None
+        from workbench.probes.validity.passages import sample_passages
+
+        ids = self.passages.checked_book_ids()
+        if not ids:
+            self.show_info("Tick the books to sample passages from.")
+            return None
+        project, words, per_book, seed = (self.project, self.passages.words.value(), self.passages.per_book.value(),
+                                          self.passages.seed.value())
+        return self._start(lambda state: sample_passages(project, ids, words=words, per_book=per_book, seed=seed,
+                                                         state=state),
+                           f"Sampling passages from {len(ids)} book(s)", on_done=self._sampled)
+
+    def _sampled(self, summary: pd.DataFrame) -> None:
+        counts = summary["status"].value_counts()
+        text = f"{int(summary['passages'].sum()):,} passage(s) in {int((summary['passages'] > 0).sum())} book(s)."
+        notes = [f"{int(counts[s])} {what}" for s, what in (("kept", "kept their earlier passages"),
+                                                            ("no text", "have no text (imported results only)"),
+                                                            ("too short", "have no stretch of prose that long"))
+                 if s in counts]
+        self.show_summary(text + (" " + "; ".join(notes) + "." if notes else ""))
+
+    def import_passages_dialog(self) -> None:
+        if self.require_project() is None:
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Import passages", str(Path.home()), TABLE_FILES)
+        if path:
+            self.import_passages(path)
+
+    def import_passages(self, path: str | Path) -> Operation | None:
+        if self.require_project() is None or self._busy_already():
+            return None
+        from workbench.probes.validity.passages import import_passages
+
+        project = self.project
+        return self._start(lambda state: import_passages(project, path), "Importing passages",
+                           on_done=self._passages_imported)
+
+    def _passages_imported(self, frame: pd.DataFrame) -> None:
+        self.show_summary(f"Imported {len(frame)} passage(s): {int(frame['new'].sum())} new, "
+                          f"{int((~frame['new']).sum())} updated.")
+
+    def annotation_task_dialog(self) -> None:
+        if self.require_project() is None:
+            return
+        name, ok = QInputDialog.getText(self, "Annotation task", "Name of the new narrative-time task (blinded):",
+                                        text="narrative time")
+        if ok and name.strip():
+            self.make_annotation_task(name.strip())
+
+    def make_annotation_task(self, name: str) -> Operation | None:
+        if self.require_project() is None or self._busy_already():
+            return None
+        from workbench.probes.validity.references import annotation_task_from_passages
+
+        project, ids = self.project, self.passages.checked_book_ids() or None
+        return self._start(lambda state: (name, annotation_task_from_passages(project, name, book_ids=ids)),
+                           "Making the annotation task", on_done=self._task_made)
+
+    def _task_made(self, made: tuple) -> None:
+        name, items = made
+        self.show_summary(f"Made the blinded narrative-time task '{name}' with {items} passage(s). Annotate it on the "
+                          "Annotate page, then choose it as the reference here.")
+
+    # ------------------------------------------------------------------ asking a model
+    def start_run(self, *, label: str | None = None) -> Operation | None:
+        """Run the task on the chosen model; a paid API first gets its cost estimated and a question."""
+        if self.require_project() is None or self._busy_already():
+            return None
+        from workbench.models.base import BackendError
+        from workbench.models.registry import get_model
+        from workbench.models.secrets import key_from_environment
+        from workbench.probes.validity.run import estimate_run
+
+        task, label = self.current_task(), label or self.ask_model.currentData()
+        if task == ERRORS or not label:
+            self.show_info("Choose the task (year or narrative time) and a model to ask.")
+            return None
+        ids = self.passages.checked_book_ids() or None
+        try:
+            spec = get_model(self.project, label)
+            if spec.api_key_env:
+                try:
+                    key_from_environment(spec.api_key_env)
+                except BackendError as exc:
+                    raise UserError(f"{spec.label} cannot be asked yet. {exc}") from None
+        except UserError as exc:
+            self.show_error(str(exc))
+            return None
+        plan = {"task": task, "label": label, "book_ids": ids, "retry": self.retry.isChecked()}
+        if not self._paid(spec):
+            return self._run(plan)
+        project = self.project
+        return self._start(lambda state: (plan, estimate_run(project, task, label, book_ids=ids)),
+                           "Estimating what the run costs", on_done=self._confirm_cost)
+
+    def _confirm_cost(self, estimated: tuple) -> None:
+        plan, estimate = estimated
+        question = (f"This run calls a paid API.\n\n{plan['label']}: {estimate.describe()}\n\nAnswers already stored "
+                    "(or in the response cache) are not paid for again. Start the run?")
+        if dialogs.ask(self, question):
+            self._run(plan)
+        else:
+            self.show_summary("Nothing was started. " + estimate.describe())
+
+    def _run(self, plan: dict) -> Operation:
+        from workbench.probes.validity.run import run_task
+
+        project = self.project
+        self._remember(False)
+        return self._start(lambda state: run_task(project, plan["task"], plan["label"], book_ids=plan["book_ids"],
+                                                  state=state, retry_failed=plan["retry"]),
+                           f"Asking {plan['label']}: {TASKS[plan['task']].lower()}", on_done=self._run_done)
+
+    def _run_done(self, report) -> None:
+        line = f"Run {report.run_id}: {report.done:,} of {report.total:,} passages answered"
+        if report.failed:
+            line += f", {report.failed:,} failed (tick 'Failed only' and run again to retry them)"
+        self.show_summary(line + "." + (f" {report.message}" if report.message else ""))
+
+    def import_answers_dialog(self) -> None:
+        if self.require_project() is None:
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Import answers", str(Path.home()), TABLE_FILES)
+        if not path:
+            return
+        label, ok = QInputDialog.getText(self, "Import answers", "Which model gave these answers? Its label here:",
+                                         text="answers (imported)")
+        if ok and label.strip():
+            self.import_answers(path, label.strip())
+
+    def import_answers(self, path: str | Path, label: str) -> Operation | None:
+        if self.require_project() is None or self._busy_already():
+            return None
+        from workbench.probes.validity.predictions import import_predictions
+
+        task = self.current_task()
+        if task == ERRORS:
+            self.show_info("Choose the task the answers are for (year or narrative time) first.")
+            return None
+        project = self.project
+        return self._start(lambda state: import_predictions(project, task, path, label, state=state),
+                           "Importing answers", on_done=self._answers_imported)
+
+    def _answers_imported(self, frame: pd.DataFrame) -> None:
+        row = frame.iloc[0]
+        self.show_summary(f"Imported {int(row['answers']):,} answer(s) for {int(row['books'])} book(s) under "
+                          f"'{row['model']}' ({int(row['new_answers']):,} new).")
+
+    # ------------------------------------------------------------------ analysing
+    def analyse(self) -> Operation | None:
+        if self.require_project() is None or self._busy_already():
+            return None
+        chosen = self.choices()
+        if not chosen["model"] or not chosen["by"]:
+            self.show_info("Choose whose answers to analyse and which model's name-cloze accuracy groups the books. "
+                           "The grouping model needs name-cloze results (Probes page).")
+            return None
+        if chosen["task"] == NARRATIVE and not chosen["reference"]:
+            self.show_info("There is no reference narrative time yet: import passages with minutes, or make an "
+                           "annotation task of the passages and annotate it.")
+            return None
+        project = self.project
+        self._remember(True)
+        return self._start(lambda state: {**analysis(project, chosen, state), "choices": chosen},
+                           f"Analysing: {TASKS[chosen['task']].lower()}", on_done=self._analysed)
+
+    def _analysed(self, report: dict) -> None:
+        self.report = report
+        task = report["choices"]["task"]
+        self._tables_for(task)
+        self.table.show_frame(report["table"])
+        self.rows.show_frame(report["rows"])
+        self.chart.blockSignals(True)
+        self.chart.clear()
+        for name, title in CHARTS[task].items():
+            self.chart.addItem(title, name)
+        self.chart.blockSignals(False)
+        self._show_chart()
+        for button in (self.export_figure_button, self.export_table_button):
+            button.setEnabled(True)
+        self.summary.hide()
+
+    def _tables_for(self, task: str) -> None:
+        """Tables with the columns of ``task`` (a new pair when the task changed)."""
+        if self.table.columns is TABLE_COLUMNS[task]:
+            return
+        table, rows = FrameTable(TABLE_COLUMNS[task]), FrameTable(ROW_COLUMNS[task])
+        table.setMaximumHeight(self.table.maximumHeight())
+        rows.doubleClicked.connect(self._row_opened)
+        for old, new in ((self.table, table), (self.rows, rows)):
+            old.parentWidget().layout().replaceWidget(old, new)
+            old.deleteLater()
+        self.table, self.rows = table, rows
+
+    def _show_chart(self, *_) -> None:
+        if self.report is None or not self.chart.count():
+            return
+        self.plot.show(self.chart.currentData(), self.report["charts"][self.chart.currentData()])
+
+    # ------------------------------------------------------------------ the answers behind a point or row
+    def _row_opened(self, index) -> None:
+        if self.report is None or self.report["choices"]["task"] == ERRORS:
+            return
+        row = self.rows.frame.iloc[index.row()]
+        picked = {"book_id": int(row["book_id"]), "book": row["book"]}
+        if "passage_id" in row:
+            picked["passage_id"] = int(row["passage_id"])
+        self.open_answers(picked)
+
+    def open_answers(self, picked: dict) -> Operation | None:
+        """Read the answers behind a clicked group, book or passage in the background, then show them."""
+        if self.project is None or self.report is None or self.report["choices"]["task"] == ERRORS:
+            return None
+        from workbench.probes.validity.answers import task_answers
+
+        project, choices = self.project, self.report["choices"]
+        rows = self.report["rows"]
+        if "group" in picked:
+            books = rows["book_id"] if picked["group"] == "all" else rows.loc[rows["group"] == picked["group"], "book_id"]
+            wanted, title = set(int(b) for b in books), f"{picked['group']} books"
+        else:
+            wanted, title = {int(picked["book_id"])}, str(picked["book"])
+        passage = picked.get("passage_id")
+        references = rows[["passage_id", "reference_minutes"]] if "reference_minutes" in rows else None
+
+        def work(state):
+            frame = task_answers(project, choices["task"], choices["model"])
+            frame = frame[frame["book_id"].isin(wanted)]
+            if passage is not None:
+                frame = frame[frame["passage_id"] == passage]
+            if references is not None:
+                frame = frame.merge(references, on="passage_id", how="left")
+            return title, choices["task"], frame
+
+        return self.ops.run(work, label="Reading the answers", project=project, on_done=self._show_answers,
+                            on_error=self.show_error)
+
+    def _show_answers(self, result: tuple) -> None:
+        title, task, frame = result
+        if self.answers_dialog is not None:
+            self.answers_dialog.close()
+        self.answers_dialog = AnswersDialog(title, task, frame, self)
+        self.answers_dialog.show()
+
+    # ------------------------------------------------------------------ exports
+    def export_figure_dialog(self) -> None:
+        if self.report is None:
+            return
+        name = self.chart.currentData()
+        suggested = str(self.project.path.parent / f"{name}.pdf")
+        path, chosen = QFileDialog.getSaveFileName(self, "Export the chart", suggested, FIGURE_FILES)
+        if path:
+            from workbench.export.registry import FIGURE_FORMATS
+
+            out = Path(path)
+            if out.suffix.lower() not in FIGURE_FORMATS:
+                out = out.with_name(out.name + next((s for s in FIGURE_FORMATS if s[1:] in chosen.lower()), ".pdf"))
+            self.export_figure(out)
+
+    def export_figure(self, out: str | Path) -> Operation | None:
+        """Save the chart on screen (its frame as drawn) through the export registry, with its CSV."""
+        if self.report is None:
+            return None
+        from workbench.export import registry
+
+        name = self.chart.currentData()
+        spec, frame = registry.chart(name), self.report["charts"][name]
+        return self._export(lambda state: registry.save_figure(spec, frame, Path(out)), "Exporting the chart")
+
+    def export_tables_dialog(self) -> None:
+        if self.report is None:
+            return
+        suggested = str(self.project.path.parent / f"validity-{self.report['choices']['task']}.csv")
+        path, _ = QFileDialog.getSaveFileName(self, "Export the tables", suggested, CSV_FILES)
+        if path:
+            self.export_tables(Path(path) if path.lower().endswith(".csv") else Path(path + ".csv"))
+
+    def export_tables(self, out: str | Path) -> Operation | None:
+        """The group table to ``out`` and the per-book (or per-passage, or names) table beside it."""
+        if self.report is None:
+            return None
+        from workbench.export.registry import write_csv
+
+        out = Path(out)
+        table, rows = self.report["table"], self.report["rows"]
+        rows_out = out.with_name(out.stem + "-rows.csv")
+        return self._export(lambda state: [write_csv(table, out), write_csv(rows, rows_out)], "Exporting the tables")
+
+    def _export(self, work, label: str) -> Operation:
+        return self.ops.run(work, label=label, project=self.project, on_done=self._exported, on_error=self.show_error)
+
+    def _exported(self, paths) -> None:
+        self.last_export = [Path(p) for p in paths]
+        self.show_summary("Saved " + " and ".join(str(p) for p in self.last_export) + ".")
+
+    # ------------------------------------------------------------------ messages and the operation slot
+    def show_summary(self, text: str) -> None:
+        self.summary.show_text(text)
+
+    def _start(self, work, label: str, *, on_done) -> Operation:
+        self.summary.hide()
+        return self.work.start(work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
+                               on_cancelled=self.show_summary, on_end=self._ended)
+
+    def _failed(self, message: str, details: str) -> None:
+        self.show_summary(message)
+        self.show_error(message, details)
+
+    def _ended(self) -> None:
+        if self.project is not None:
+            self.refresh()
+
+
+def analysis(project, chosen: dict, state) -> dict:
+    """The analysis the choices ask for (on the worker): the group table, the rows and the chart frames."""
+    if chosen["task"] == ERRORS:
+        from workbench.probes.cloze.error_charts import null_plot
+        from workbench.probes.cloze.errors import error_analysis, summary_frame
+
+        result = error_analysis(project, chosen["model"], chosen["by"], groups=chosen["groups"],
+                                set_size=chosen["set_size"], permutations=chosen["permutations"], seed=chosen["seed"],
+                                state=state)
+        summary = summary_frame(result, chosen["model"], chosen["by"], chosen["groups"])
+        charts = {}
+        if result.in_seen + result.in_unseen:
+            charts["name-cloze-errors"] = null_plot(result, chosen["model"], chosen["by"], chosen["groups"])
+        else:
+            charts["name-cloze-errors"] = pd.DataFrame()
+        return {"table": summary, "rows": result.names, "charts": charts}
+    from workbench.probes.validity.charts import narrative_report, year_report
+
+    if chosen["task"] == YEAR:
+        return year_report(project, chosen["model"], chosen["by"], groups=chosen["groups"], seed=chosen["seed"],
+                           save_groups=True)
+    return narrative_report(project, chosen["model"], chosen["by"], chosen["reference"], groups=chosen["groups"],
+                            seed=chosen["seed"], save_groups=True)

@@ -1,0 +1,78 @@
+"""Each passage's answer from a model's runs of a task, parsed when read.
+
+Which answers count: of the model's runs of the task that hold answers, only those with the settings
+(prompt template version and generation parameters) of the newest one, so that one table never mixes
+two prompts; among them, each passage's answer is the newest run's (sample 0). Imported answers are
+runs like any other. ``run_ids`` restricts the answers to those runs instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import pandas as pd
+
+from workbench.errors import UserError
+from workbench.probes.validity import RUN_KINDS
+from workbench.probes.validity.parsers import YEAR_RANGE, parse
+from workbench.probes.validity.passages import passages_frame
+from workbench.probes.validity.run import check_task
+
+if TYPE_CHECKING:
+    from workbench.project import Project
+
+ANSWER_COLUMNS = ["model", "run_id", "passage_id", "book_id", "book", "status", "raw", "error", "value", "reason",
+                  "read", "truth_year", "minutes", "passage"]
+
+
+def answered_models(project: "Project", task: str) -> list[str]:
+    """Models with answers to ``task``, by label."""
+    rows = project.db.execute(
+        "SELECT DISTINCT m.label FROM runs r JOIN models m ON m.id = r.model_id WHERE r.kind = ?"
+        " AND EXISTS (SELECT 1 FROM responses x WHERE x.run_id = r.id) ORDER BY m.label", [RUN_KINDS[check_task(task)]])
+    return [r[0] for r in rows.fetchall()]
+
+
+def counted_runs(project: "Project", task: str, model: str, run_ids: Sequence[int] | None = None) -> list[int]:
+    """The model's runs of ``task`` whose answers count (see the module docstring)."""
+    sql = ("SELECT r.id, COALESCE(CAST(r.template_id AS TEXT), '') AS template, r.params FROM runs r"
+           " JOIN models m ON m.id = r.model_id WHERE r.kind = ? AND m.label = ?"
+           " AND EXISTS (SELECT 1 FROM responses x WHERE x.run_id = r.id)")
+    params: list = [RUN_KINDS[task], model]
+    if run_ids is not None:
+        sql += f" AND r.id IN ({','.join('?' * len(run_ids)) or 'NULL'})"
+        params += list(run_ids)
+    rows = project.db.execute(sql + " ORDER BY r.id", params).fetchall()
+    if not rows:
+        return []
+    settings = rows[-1][1:]
+    return [run_id for run_id, *rest in rows if tuple(rest) == settings]
+
+
+def task_answers(project: "Project", task: str, model: str, *, year_range: tuple[int, int] = YEAR_RANGE,
+                 run_ids: Sequence[int] | None = None) -> pd.DataFrame:
+    """One row per answered passage: raw answer, status, the parsed ``value`` (a year, or minutes; NaN when
+    missing, ``reason`` saying why, ``read`` the words it was read from), the passage's truth
+    (``truth_year``: the year given with it, else the book's; ``minutes``: an imported reference) and its
+    text."""
+    check_task(task)
+    if project.db.execute("SELECT 1 FROM models WHERE label = ?", [model]).fetchone() is None:
+        raise UserError(f"There is no model called '{model}' in this project.")
+    runs = counted_runs(project, task, model, run_ids) or [-1]
+    answers = pd.read_sql_query(
+        "SELECT * FROM (SELECT x.run_id, x.item_id AS passage_id, x.status, x.raw, x.error,"
+        " ROW_NUMBER() OVER (PARTITION BY x.item_id ORDER BY x.run_id DESC, x.sample) AS pick"
+        f" FROM responses x WHERE x.run_id IN ({','.join('?' * len(runs))})) WHERE pick = 1",
+        project.db.conn, params=runs).drop(columns="pick")
+    passages = passages_frame(project)
+    years = pd.read_sql_query("SELECT id AS book_id, year AS book_year FROM books", project.db.conn)
+    frame = answers.merge(passages[["passage_id", "book_id", "book", "year", "minutes", "passage"]], on="passage_id")
+    frame = frame.merge(years, on="book_id", how="left")
+    frame["truth_year"] = frame["year"].astype("Float64").fillna(frame["book_year"].astype("Float64"))
+    parsed = [parse(task, raw, year_range) if status == "ok" else None for raw, status in zip(frame["raw"], frame["status"])]
+    frame["value"] = [p.value if p is not None and p.value is not None else float("nan") for p in parsed]
+    frame["reason"] = [("call failed" if p is None else p.reason) for p in parsed]
+    frame["read"] = ["" if p is None else p.text for p in parsed]
+    frame["model"] = model
+    frame["truth_year"] = frame["truth_year"].astype(float)
+    return frame.sort_values(["book_id", "passage_id"]).reset_index(drop=True)[ANSWER_COLUMNS]

@@ -1,0 +1,221 @@
+"""``palimpsest validity ...``: the downstream-validity probe (year of publication, narrative time)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from workbench.cli.common import add_format_argument, add_project_argument, confirm, opened, print_frame, progress_state
+from workbench.errors import UserError
+
+TASK_CHOICES = ("year", "narrative-time")
+GROUP_CHOICES = ("decile", "quintile")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    validity = subparsers.add_parser(
+        "validity", help="downstream validity: year of publication and narrative time against memorization",
+        description="Do a model's answers about books get better the more of a book it has memorized? Ask for the "
+                    "year of first publication and the narrative time of a passage, and compare the books it "
+                    "knows best and least by name-cloze accuracy.")
+    commands = validity.add_subparsers(dest="validity_command", metavar="STEP")
+
+    p = commands.add_parser("passages", help="sample passages of whole sentences from the books, or import them")
+    add_project_argument(p)
+    p.add_argument("--from", dest="source", type=Path, metavar="FILE",
+                   help="import passages from a TSV/CSV file (columns book, passage; optional year, minutes, id)")
+    p.add_argument("--words", type=int, default=250, metavar="N", help="words per passage (default 250)")
+    p.add_argument("--per-book", type=int, default=1, metavar="N", help="passages per book (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
+    p.add_argument("--set", dest="book_set", metavar="NAME", help="only the books of this book set")
+    p.add_argument("--replace", action="store_true", help="sample again books that have passages (deletes their answers)")
+    p.add_argument("--yes", action="store_true", help="do not ask before deleting answers with --replace")
+    p.add_argument("--list", action="store_true", help="list the stored passages instead")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_passages)
+
+    p = commands.add_parser("run", help="ask a model the year or the narrative time of every passage")
+    add_project_argument(p)
+    p.add_argument("--task", required=True, choices=TASK_CHOICES)
+    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest models)")
+    p.add_argument("--template", metavar="NAME", help="prompt template (default: the task's shipped one)")
+    p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book's passages (repeatable)")
+    p.add_argument("--max-tokens", type=int, metavar="N", help="longest answer in tokens")
+    p.add_argument("--retry-failed", action="store_true", help="only ask again where the call failed")
+    p.add_argument("--yes", action="store_true", help="do not ask before calling a paid API")
+    p.set_defaults(handler=cmd_run)
+
+    p = commands.add_parser("import", help="import answers made elsewhere (columns book, answer; optional passage_id)")
+    add_project_argument(p)
+    p.add_argument("--task", required=True, choices=TASK_CHOICES)
+    p.add_argument("--model-label", required=True, metavar="LABEL", help="the label the answers go under")
+    p.add_argument("file", type=Path, metavar="FILE")
+    p.set_defaults(handler=cmd_import)
+
+    p = commands.add_parser("year", help="year of publication: missing answers and error, top against bottom books")
+    _analysis_arguments(p)
+    p.add_argument("--years", default="1000-2100", metavar="FROM-TO",
+                   help="plausible years; other four-digit numbers in an answer are passed over (default 1000-2100)")
+    p.add_argument("--permutations", type=int, default=9999, metavar="N", help="permutations of the test (default 9999)")
+    p.set_defaults(handler=cmd_year)
+
+    p = commands.add_parser("narrative-time", help="narrative time: Spearman's rho with the reference, by group")
+    _analysis_arguments(p)
+    p.add_argument("--reference", required=True, metavar="TASK|imported",
+                   help="an annotation task's name, or 'imported' for the minutes given with the passages")
+    p.set_defaults(handler=cmd_narrative_time)
+
+    p = commands.add_parser("annotate", help="make a blinded narrative-time annotation task of the passages")
+    add_project_argument(p)
+    p.add_argument("--name", required=True, help="the task's name")
+    p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book's passages (repeatable)")
+    p.add_argument("--not-blinded", action="store_true", help="let annotators see the book (not recommended)")
+    p.set_defaults(handler=cmd_annotate)
+
+    validity.set_defaults(handler=lambda args: validity.print_help() or 2)
+
+
+def _analysis_arguments(p: argparse.ArgumentParser) -> None:
+    add_project_argument(p)
+    p.add_argument("--model", required=True, metavar="LABEL", help="the model whose answers are analysed")
+    p.add_argument("--by", required=True, metavar="LABEL", help="the model whose name-cloze accuracy groups the books")
+    p.add_argument("--groups", choices=GROUP_CHOICES, default="decile", help="top/bottom decile or quintile")
+    p.add_argument("--per-book", action="store_true", help="one row per book (per passage for narrative time)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and permutations)")
+    p.add_argument("--resamples", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    add_format_argument(p)
+
+
+def _year_range(text: str) -> tuple[int, int]:
+    low, sep, high = text.partition("-")
+    try:
+        values = int(low), int(high)
+    except ValueError:
+        raise UserError(f"Write the plausible years as FROM-TO, e.g. 1500-2030 (got '{text}').") from None
+    if not sep or values[0] >= values[1]:
+        raise UserError(f"Write the plausible years as FROM-TO with FROM before TO (got '{text}').")
+    return values
+
+
+def _book_ids(project, args) -> list[int] | None:
+    from workbench.corpus.book_sets import book_set_members
+
+    ids = set(args.book or [])
+    if args.book_set:
+        members = book_set_members(project, args.book_set)
+        ids = ids & members if ids else members
+    elif not ids:
+        return None
+    if not ids:
+        raise UserError("No book matches the books and set you chose.")
+    return sorted(ids)
+
+
+def cmd_passages(args: argparse.Namespace) -> int:
+    from workbench.probes.validity.passages import (
+        import_passages,
+        passage_usage,
+        passages_frame,
+        sample_passages,
+        sampled_ids,
+    )
+
+    with opened(args.project) as project:
+        if args.list:
+            frame = passages_frame(project, args.book)
+            print_frame(frame.drop(columns=["passage"]) if args.format == "table" else frame, args.format)
+            return 0
+        if args.source:
+            frame = import_passages(project, args.source)
+            print_frame(frame, args.format)
+            print(f"Imported {len(frame)} passage(s): {int(frame['new'].sum())} new, "
+                  f"{int((~frame['new']).sum())} updated.")
+            return 0
+        book_ids = _book_ids(project, args)
+        if args.replace and not args.yes:
+            chosen = book_ids if book_ids is not None else [r[0] for r in project.db.execute("SELECT id FROM books")]
+            answers = passage_usage(project, sampled_ids(project, chosen))
+            if answers:
+                question = f"Sampling again deletes the old passages and the {answers} answers runs gave for them. Continue?"
+                if not confirm(question):
+                    raise UserError(f"Nothing was changed: sampling again would delete {answers} answers. "
+                                    "Add --yes to confirm.")
+        frame = sample_passages(project, book_ids, words=args.words, per_book=args.per_book, seed=args.seed,
+                                replace=args.replace, state=progress_state("Sampling"))
+    print_frame(frame, args.format)
+    print(f"{int(frame['passages'].sum())} passage(s) in {int((frame['passages'] > 0).sum())} book(s).")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from workbench.models.prices import is_paid
+    from workbench.models.registry import get_model
+    from workbench.probes.validity.run import estimate_run, run_task
+
+    params = {"max_tokens": args.max_tokens} if args.max_tokens else None
+    with opened(args.project) as project:
+        spec = get_model(project, args.model)
+        if is_paid(spec) and not args.yes:
+            estimate = estimate_run(project, args.task, spec, book_ids=args.book, template=args.template,
+                                    max_tokens=args.max_tokens)
+            question = (f"'{spec.label}' is a paid API: {estimate.describe()} Answers already stored are not paid for "
+                        "again. Continue?")
+            if not confirm(question):
+                raise UserError(f"Nothing was asked. {estimate.describe()} Add --yes to run it.")
+        report = run_task(project, args.task, spec, book_ids=args.book, template=args.template, params=params,
+                          state=progress_state(f"Asking {args.model}"), retry_failed=args.retry_failed)
+    line = f"Run {report.run_id}: {report.done} of {report.total} passages answered"
+    if report.failed:
+        line += f", {report.failed} failed (try again with --retry-failed)"
+    print(line + ".")
+    if report.message:
+        print(report.message)
+    return 0 if report.status == "done" else 1
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from workbench.probes.validity.predictions import import_predictions
+
+    with opened(args.project) as project:
+        frame = import_predictions(project, args.task, args.file, args.model_label, state=progress_state("Importing"))
+    print_frame(frame)
+    return 0
+
+
+def cmd_year(args: argparse.Namespace) -> int:
+    from workbench.probes.validity.year import year_books, year_table
+
+    years = _year_range(args.years)
+    with opened(args.project) as project:
+        if args.per_book:
+            frame = year_books(project, args.model, args.by, groups=args.groups, year_range=years, save_groups=True)
+            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error"]]
+        else:
+            frame = year_table(project, args.model, args.by, groups=args.groups, year_range=years, seed=args.seed,
+                               resamples=args.resamples, permutations=args.permutations, save_groups=True)
+    print_frame(frame, args.format)
+    return 0
+
+
+def cmd_narrative_time(args: argparse.Namespace) -> int:
+    from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+
+    with opened(args.project) as project:
+        if args.per_book:
+            frame = narrative_items(project, args.model, args.by, args.reference, groups=args.groups, save_groups=True)
+        else:
+            frame = narrative_table(project, args.model, args.by, args.reference, groups=args.groups, seed=args.seed,
+                                    resamples=args.resamples, save_groups=True)
+    print_frame(frame, args.format)
+    return 0
+
+
+def cmd_annotate(args: argparse.Namespace) -> int:
+    from workbench.probes.validity.references import annotation_task_from_passages
+
+    with opened(args.project) as project:
+        count = annotation_task_from_passages(project, args.name, book_ids=args.book, blinded=not args.not_blinded)
+    print(f"Made the narrative-time task '{args.name}' with {count} passage(s). Annotators can start on the Annotate "
+          f"page; then compare with --reference '{args.name}'.")
+    return 0

@@ -1,0 +1,130 @@
+"""Downstream validity in the methods text: run kinds, the passages behind a run, the procedure, statistics."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import TYPE_CHECKING, Any
+
+from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, CONFIDENCE
+from workbench.analysis.permutation import PERMUTATION_RESAMPLES
+from workbench.corpus.book_sets import GROUP_FRACTIONS
+from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, register_methods
+from workbench.probes.validity import NARRATIVE_TIME, RUN_KINDS, YEAR
+from workbench.probes.validity.parsers import YEAR_RANGE
+from workbench.probes.validity.passages import TRIES_PER_PASSAGE, WORD_TOLERANCE
+from workbench.probes.validity.year import SMALL_GROUP
+
+if TYPE_CHECKING:
+    from workbench.project import Project
+
+
+def validity_facts(project: "Project", run: dict) -> RunFacts:
+    """The passages a run asked about: how many, from how many books, sampled or imported, and how."""
+    ids = [int(i) for i in run["config"].get("passage_ids") or []]
+    books: set[int] = set()
+    origins = {"sampled": 0, "imported": 0}
+    settings: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for book_id, origin, record in project.db.execute(
+                f"SELECT book_id, origin, settings FROM validity_passages WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk):
+            books.add(book_id)
+            origins[origin] = origins.get(origin, 0) + 1
+            if origin == "sampled":
+                settings.setdefault(record or "{}", json.loads(record or "{}"))
+    facts: dict[str, Any] = {"task": run["config"].get("task"), "passages": len(ids), "books": len(books),
+                             "sampled": origins["sampled"], "imported": origins["imported"],
+                             "sampling": list(settings.values())}
+    if run["config"].get("imported_from"):
+        facts["answers_imported_from"] = run["config"]["imported_from"]
+    return RunFacts({"validity": facts}, items=len(ids))
+
+
+def validity_lines(run: dict, _seen: dict[str, int]) -> list[str]:
+    facts = run["validity"]
+    lines = [f"- **Passages:** {facts['passages']:,} from {facts['books']:,} book{'s' if facts['books'] != 1 else ''}"
+             f" ({facts['sampled']:,} sampled, {facts['imported']:,} imported)."]
+    for sampling in facts["sampling"]:
+        lines.append(f"- **Sampling:** about {sampling.get('words')} words of whole sentences (spaCy "
+                     f"`{sampling.get('spacy_model')}`), {sampling.get('per_book')} per book, seed {sampling.get('seed')}.")
+    if facts.get("answers_imported_from"):
+        lines.append(f"- **Answers imported from:** {facts['answers_imported_from']}.")
+    return lines
+
+
+def validity_paragraph(runs: list[dict]) -> str:
+    tasks = {r["kind"] for r in runs}
+    low, high = int(WORD_TOLERANCE * 100), YEAR_RANGE
+    parts = [
+        "Passages for the downstream tasks are runs of whole sentences, sentence boundaries from spaCy, of about the "
+        f"chosen length (within {low}%), never crossing a chapter heading and never taken from the front matter. For "
+        "each passage a stretch of prose is drawn with probability proportional to its length, then a paragraph of it "
+        "in the same way, then a sentence of that paragraph where the passage begins; draws that overlap an earlier "
+        f"passage or run out of prose are drawn again (up to {TRIES_PER_PASSAGE} times per passage). The random "
+        "generator is seeded with the stated seed and a hash of the book's text. Passages may also be imported with "
+        "their year of first publication and a reference narrative time.",
+    ]
+    if RUN_KINDS[YEAR] in tasks:
+        parts.append(
+            "For the year of first publication, the model's answer is read as the first four-digit number between "
+            f"{high[0]} and {high[1]} in it; an answer naming a decade (\"the 1850s\"), a range or a choice of years "
+            "(\"1850-1860\", \"1850 or 1851\"), or no year at all counts as missing. Missing answers are reported per "
+            "group as a share; the absolute error |predicted - true| is averaged over the books with a prediction.")
+    if RUN_KINDS[NARRATIVE_TIME] in tasks:
+        parts.append(
+            "For narrative time, the first duration in the answer is read (a number or number word and a unit; parts "
+            "joined by 'and' are added; a range is read as its midpoint; 'a few' and 'several' as 3; a night as 12 "
+            "hours) and converted to minutes by the same parser the annotation sessions use (a month is a twelfth "
+            "of 365.25 days). The reference is the adjudicated annotation where there is one, otherwise the "
+            "geometric mean of the annotators' answers, or a time imported with the passage.")
+    fractions = " or ".join(f"{kind} ({value:.0%})" for kind, value in GROUP_FRACTIONS.items())
+    parts.append(
+        "Books are grouped by one model's name-cloze accuracy (books with fewer passages than asked for left out): the "
+        f"top and bottom {fractions} of the ranking, at least one book each and never more than half the books; ties "
+        "at the cut are broken by the lower bound of the accuracy's interval, then by title, and marked.")
+    return " ".join(parts)
+
+
+def _default(function: Any, parameter: str) -> Any:
+    return inspect.signature(function).parameters[parameter].default
+
+
+def validity_statistics() -> list[Statistic]:
+    from workbench.probes.validity.year import year_table
+
+    level = f"{CONFIDENCE:.0%}"
+    seed = _default(year_table, "seed")
+    return [
+        Statistic(f"Wilson score interval ({level})", "for the share of missing answers in a group",
+                  "statsmodels `proportion_confint` (method 'wilson')"),
+        Statistic(f"Percentile bootstrap interval ({level}, {BOOTSTRAP_RESAMPLES:,} resamples, seed {seed})",
+                  "for a group's mean absolute error of the year, and (groups drawn independently) for the top - "
+                  "bottom difference", "scipy `bootstrap` (method 'percentile')"),
+        Statistic(f"Permutation test ({PERMUTATION_RESAMPLES:,} random deals unless fewer exist, seed {seed}, "
+                  "two-sided)", "for the top - bottom difference in mean absolute error",
+                  "scipy `permutation_test` (independent samples)"),
+        Statistic("Fisher's exact test", "for the top - bottom difference in the share of missing answers",
+                  "scipy `fisher_exact`"),
+        Statistic("Spearman's rank correlation", "for name-cloze accuracy against the year's absolute error over all "
+                  "books, and for predicted against reference narrative time per group", "scipy `spearmanr`"),
+        Statistic(f"Percentile bootstrap interval of Spearman's rho ({level}, {BOOTSTRAP_RESAMPLES:,} resamples over "
+                  "pairs)", "for each group's rho and, each group drawn on its own, for the top - bottom difference "
+                  f"(groups under {SMALL_GROUP} items are flagged)", "scipy `bootstrap` (paired)"),
+    ]
+
+
+register_methods(MethodsSection(
+    key="downstream-validity",
+    title="Downstream validity",
+    kinds=(
+        RunKind(RUN_KINDS[YEAR], "year of first publication from a passage", "passage"),
+        RunKind(RUN_KINDS[NARRATIVE_TIME], "narrative time of a passage", "passage"),
+    ),
+    facts=validity_facts,
+    lines=validity_lines,
+    procedure=validity_paragraph,
+    statistics=validity_statistics,
+    order=70,
+))

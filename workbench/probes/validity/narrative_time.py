@@ -1,0 +1,94 @@
+"""The narrative-time analysis: are a model's estimates of story time better for books it knows?
+
+Per passage (``narrative_items``): the grouping model's accuracy and group for the passage's book, the
+reference minutes (``references``), the model's answer and the minutes it commits to.
+
+Per group (``narrative_table``), for ``top``, ``bottom`` and ``all`` passages: ``items`` (passages with a
+reference and a prediction), ``missing`` (answered passages without a prediction), Spearman's rho between
+predicted and reference minutes with its p-value and a 95% percentile bootstrap interval over the pairs
+(``workbench.analysis.correlation``; rho is rank-based, so the log scale changes nothing); the
+``difference`` row is top minus bottom with a bootstrap interval that draws each group's pairs on its
+own. Groups with fewer than ``SMALL_GROUP`` items are flagged in ``note``: their intervals are wide and
+their rho unstable.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from workbench.analysis.correlation import spearman, spearman_difference
+from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES
+from workbench.errors import UserError
+from workbench.probes.validity import NARRATIVE_TIME
+from workbench.probes.validity.answers import task_answers
+from workbench.probes.validity.groups import ALL, BOTTOM, DIFFERENCE, MIDDLE, TOP, memorization_groups
+from workbench.probes.validity.references import reference_minutes
+
+if TYPE_CHECKING:
+    from workbench.project import Project
+
+SMALL_GROUP = 10
+ITEM_COLUMNS = ["passage_id", "book_id", "book", "group", "accuracy", "reference_minutes", "source", "answer",
+                "predicted_minutes", "reason"]
+TABLE_COLUMNS = ["group", "items", "spearman_rho", "ci_low", "ci_high", "p_value", "missing", "model", "by", "groups",
+                 "reference", "note"]
+
+
+def narrative_items(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",
+                    save_groups: bool = False) -> pd.DataFrame:
+    """One row per answered passage that has a reference (see the module docstring)."""
+    answers = task_answers(project, NARRATIVE_TIME, model)
+    answers = answers[answers["status"] == "ok"]
+    if answers.empty:
+        raise UserError(f"'{model}' has no answers to the narrative-time task yet: run it, or import its answers.")
+    references = reference_minutes(project, reference)
+    grouping = memorization_groups(project, by, groups, save=save_groups)
+    frame = answers.merge(references, on="passage_id").merge(grouping[["book_id", "group", "accuracy"]],
+                                                              on="book_id", how="left")
+    frame["group"] = frame["group"].fillna("")
+    frame = frame.rename(columns={"raw": "answer", "value": "predicted_minutes"})
+    order = {TOP: 0, MIDDLE: 1, "": 2, BOTTOM: 3}
+    frame = frame.assign(_order=frame["group"].map(order)).sort_values(
+        ["_order", "accuracy", "book", "passage_id"], ascending=[True, False, True, True], kind="stable")
+    return frame.drop(columns="_order").reset_index(drop=True)[ITEM_COLUMNS]
+
+
+def _row(name: str, items: pd.DataFrame, seed: int, resamples: int) -> dict:
+    scored = items.dropna(subset=["predicted_minutes"])
+    result = spearman(scored["predicted_minutes"], scored["reference_minutes"], seed=seed, resamples=resamples)
+    notes = []
+    if len(scored) < SMALL_GROUP:
+        notes.append(f"small group: {len(scored)} item{'s' if len(scored) != 1 else ''}")
+    if math.isnan(result.rho) and len(scored):
+        notes.append("no rho (fewer than 3 items, or every value the same)")
+    return {"group": name, "items": len(scored), "spearman_rho": result.rho, "ci_low": result.ci_low,
+            "ci_high": result.ci_high, "p_value": result.p_value, "missing": int(items["predicted_minutes"].isna().sum()),
+            "note": "; ".join(notes)}
+
+
+def narrative_table(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",
+                    seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES, save_groups: bool = False,
+                    items: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Spearman's rho per group and the top - bottom difference (see the module docstring). ``items``: the
+    per-passage table when the caller has it already (``narrative_items`` with the same choices)."""
+    if items is None:
+        items = narrative_items(project, model, by, reference, groups=groups, save_groups=save_groups)
+    top, bottom = items[items["group"] == TOP], items[items["group"] == BOTTOM]
+    rows = [_row(TOP, top, seed, resamples), _row(BOTTOM, bottom, seed, resamples), _row(ALL, items, seed, resamples)]
+    a, b = (part.dropna(subset=["predicted_minutes"]) for part in (top, bottom))
+    difference = spearman_difference(a["predicted_minutes"], a["reference_minutes"], b["predicted_minutes"],
+                                     b["reference_minutes"], seed=seed, resamples=resamples)
+    note = "top minus bottom; bootstrap interval drawing each group on its own"
+    if rows[0]["note"] or rows[1]["note"]:
+        note += "; a small group makes it rough"
+    rows.append({"group": DIFFERENCE, "items": math.nan, "spearman_rho": difference.difference,
+                 "ci_low": difference.ci_low, "ci_high": difference.ci_high, "p_value": math.nan, "missing": math.nan,
+                 "note": note})
+    frame = pd.DataFrame(rows).reindex(columns=TABLE_COLUMNS)
+    for column in ("items", "missing"):
+        frame[column] = frame[column].astype("Int64")
+    frame["model"], frame["by"], frame["groups"], frame["reference"] = model, by, groups, reference
+    return frame
