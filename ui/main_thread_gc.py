@@ -55,6 +55,8 @@ class MainThreadGarbageCollector(QObject):
         self.timer.start(interval_ms)
 
     def check(self) -> None:
+        if gc.isenabled():  # a library switched it back on (srsly does, whenever spaCy reads a pipeline)
+            gc.disable()
         if self.clock() - self._last_full_scan >= self.full_scan_s:
             self.full_scan()
         elif collect_if_due(self.thresholds) == 2:

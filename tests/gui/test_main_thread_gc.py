@@ -70,3 +70,17 @@ def test_survivors_of_a_full_collection_are_frozen_and_a_full_scan_frees_cycles_
     finally:
         collector.stop()
     assert gc.get_freeze_count() == 0
+
+
+def test_the_collector_stays_off_when_a_library_switches_it_back_on(qtbot):
+    from workbench.nlp import load_english
+
+    collector = MainThreadGarbageCollector(interval_ms=10_000)
+    try:
+        load_english(components=("tok2vec", "tagger"))  # a pipeline not loaded before: spaCy reads it (srsly)
+        assert not gc.isenabled()
+        gc.enable()  # any other library doing the same
+        collector.check()
+        assert not gc.isenabled()
+    finally:
+        collector.stop()

@@ -33,6 +33,7 @@ from ui.charts.palette import (
     translucent,
 )
 from ui.widgets.frame_table import is_missing
+from ui.widgets.marked_plot import clear_panel
 from workbench.probes.cloze.charts import (
     CROWDED_ALPHA,
     INTERVAL_ALPHA,
@@ -194,21 +195,7 @@ class ChartView(QWidget):
         self.hover_text = ""
         self._arrange(arrangement)
         for panel in self.panels:
-            panel.clear()
-            panel.showGrid(x=False, y=False)
-            panel.getViewBox().setMouseEnabled(x=False, y=False)
-            for name in ("left", "bottom"):
-                panel.showAxis(name)
-                axis = panel.getAxis(name)
-                axis.setTicks(None)
-                axis.setPen(TEXT_COLOUR)
-                axis.setTextPen(TEXT_COLOUR)
-                axis.setStyle(showValues=True)
-                axis.setTickSpacing()  # automatic again
-            panel.getAxis("left").setWidth(48)
-            panel.setLabel("left", "")
-            panel.setLabel("bottom", "")
-            panel.setTitle("")
+            clear_panel(panel, left_width=48)
             label = self.hover_labels.get(id(panel))
             if label is not None:
                 label.hide()
