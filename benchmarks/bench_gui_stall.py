@@ -18,6 +18,7 @@ The window is set up as the app sets it up (``ui.app``: the GIL handed over ever
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 import time
@@ -191,6 +192,7 @@ def stall_during_run(app, quick: bool):
     units = books * per_book
     with tempfile.TemporaryDirectory() as folder, StubServer(delay=0.01) as server:
         project = run_project(Path(folder), books, per_book)
+        gc.collect()  # the garbage of building the project, made while no event loop ran to collect it
         passages = project.db.execute("SELECT COUNT(*) FROM cloze_passages").fetchone()[0]
         add_model(project, ModelSpec(label="stub", backend="openai", ref=MODEL, base_url=server.base_url,
                                      params={"concurrency": 8}))
@@ -257,6 +259,7 @@ def stall_while_switching(app, quick: bool):
     books = 100 if quick else 571
     with tempfile.TemporaryDirectory() as folder:
         project = published_project(Path(folder), books)
+        gc.collect()  # the garbage of building the project, made while no event loop ran to collect it
         answers = project.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
         ops = BackgroundOps()
         charts = ChartsPage(ops)
