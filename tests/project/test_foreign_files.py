@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.projects import first_version_project
 from workbench.errors import ProjectError
 from workbench.project import Project, schema
 
@@ -81,14 +82,7 @@ def test_a_project_left_by_a_crash_before_its_first_checkpoint_opens(tmp_path):
 def test_a_file_of_an_earlier_palimpsest_still_opens_and_is_migrated(tmp_path):
     """Every earlier version wrote the application id; a file with it and an older schema is migrated."""
     path = tmp_path / "old.palimpsest"
-    conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
-    conn.commit()
-    conn.close()
-    import sqlite_utils
-
-    db = sqlite_utils.Database(path)
-    schema.MIGRATIONS.apply(db, stop_before="0002_models_and_runs")
+    db = first_version_project(path)
     db.conn.close()
     with Project.open(path) as project:
         assert project.migration_backup.exists()

@@ -5,6 +5,7 @@ import threading
 
 import pytest
 
+from tests.fixtures.projects import first_version_project
 from workbench.errors import ProjectError
 from workbench.project import Project, schema
 
@@ -53,14 +54,7 @@ def test_close_checkpoints_so_the_file_stands_alone(tmp_path):
 
 def test_older_file_is_backed_up_then_migrated(tmp_path):
     path = tmp_path / "old.palimpsest"
-    conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
-    conn.commit()
-    conn.close()
-    import sqlite_utils
-
-    db = sqlite_utils.Database(path)
-    schema.MIGRATIONS.apply(db, stop_before="0002_models_and_runs")
+    db = first_version_project(path)
     db.execute("PRAGMA user_version = 1")
     db["books"].insert({"title": "Old Book", "source_kind": "text", "added_at": "2020-01-01"})
     db.conn.commit()

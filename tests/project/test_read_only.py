@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.cloze_texts import BOOKS, gpt4books_rows
+from tests.fixtures.projects import first_version_project
 from workbench.cli import main
 from workbench.errors import ProjectError
 from workbench.project import Project
@@ -81,19 +82,8 @@ def test_changing_a_read_only_project_says_it_is_read_only_and_what_to_do(saved,
 
 
 def test_a_read_only_project_that_needs_updating_is_not_changed_and_says_what_to_do(folder):
-    import sqlite3
-
-    import sqlite_utils
-
-    from workbench.project import schema
-
     path = folder / "old.palimpsest"
-    conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
-    conn.commit()
-    conn.close()
-    db = sqlite_utils.Database(path)
-    schema.MIGRATIONS.apply(db, stop_before="0002_models_and_runs")
+    db = first_version_project(path)
     db.conn.close()
     without_write(path)
     before = path.read_bytes()

@@ -177,7 +177,7 @@ class ReadingPage(Page):
     def refresh_status(self, *_) -> None:
         book = self.steps.book.currentData()
         self.steps.status.setText(book_status(self.project, book).describe() if self.project and book else
-                                  "Add a book to the library first (Library page).")
+                                  "Add a book with its text to the library first (Library page).")
 
     def refresh_results(self, *_) -> None:
         model = self.model.currentData()
@@ -230,7 +230,7 @@ class ReadingPage(Page):
             return None
         book = self.steps.book.currentData()
         if book is None:
-            self.show_info("Add a book to the library first (Library page), then choose it here.")
+            self.show_info("Add a book with its text to the library first (Library page), then choose it here.")
         return book
 
     def _start(self, work, label: str, on_done) -> Operation:

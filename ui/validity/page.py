@@ -122,8 +122,8 @@ ROW_COLUMNS = {
 def _combo(tooltip: str) -> QComboBox:
     combo = QComboBox()
     combo.setToolTip(tooltip)
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-    combo.setMinimumContentsLength(10)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(14)
     return combo
 
 
@@ -166,7 +166,7 @@ class ValidityPage(Page):
             self.task.addItem(text, key)
         self.task.currentIndexChanged.connect(self._task_changed)
         self.ask_model = _combo("The model to ask (paid APIs say what the run costs first)")
-        self.ask_model.setPlaceholderText("no model to ask yet: add one on the Models page")
+        self.ask_model.setPlaceholderText("none yet (Models page)")
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Ask the model about every passage of the ticked books (a stopped run continues)")
         self.run_button.clicked.connect(lambda: self.start_run())
@@ -186,9 +186,9 @@ class ValidityPage(Page):
         ask_row.setContentsMargins(0, 0, 0, 0)
 
         self.model = _combo("Whose answers are analysed")
-        self.model.setPlaceholderText("no answers yet: run or import them")
+        self.model.setPlaceholderText("none yet: run or import")
         self.by = _combo("Whose name-cloze accuracy ranks the books into top and bottom groups")
-        self.by.setPlaceholderText("no name-cloze results yet (Probes page)")
+        self.by.setPlaceholderText("no name cloze yet (Probes)")
         self.groups = _combo("The top and bottom tenth or fifth of the books")
         self.groups.addItem("deciles (10%)", "decile")
         self.groups.addItem("quintiles (20%)", "quintile")
@@ -227,6 +227,7 @@ class ValidityPage(Page):
         top.addWidget(analysis)
         top.setStretchFactor(0, 3)
         top.setStretchFactor(1, 2)
+        top.setSizes([600, 500])  # the book list gets room even beside the wide model choosers
         top.setChildrenCollapsible(False)
 
         self.table = FrameTable(TABLE_COLUMNS[YEAR])
@@ -277,7 +278,7 @@ class ValidityPage(Page):
         self.splitter.addWidget(results)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 5)
-        self.splitter.setSizes([270, 600])
+        self.splitter.setSizes([320, 560])
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
 

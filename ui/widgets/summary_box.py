@@ -49,4 +49,7 @@ class SummaryBox(QFrame):
         """As tall as the text at the width it has, up to ``MOST_LINES`` lines."""
         width = self.scroll.viewport().width() or self.label.sizeHint().width()
         most = self.label.fontMetrics().lineSpacing() * MOST_LINES
-        self.scroll.setFixedHeight(min(self.label.heightForWidth(width), most))
+        needed = self.label.heightForWidth(width)  # -1 while the label has no text or no width yet
+        if needed < 0:
+            needed = self.label.sizeHint().height()
+        self.scroll.setFixedHeight(min(needed, most))
