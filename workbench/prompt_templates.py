@@ -25,6 +25,7 @@ kind may declare which placeholders it needs (``register_kind``); a ``cloze`` te
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -166,11 +167,21 @@ def shipped_files(directory: Path = PROMPTS_DIR) -> list[TemplateFile]:
     """Template files with a header in ``directory`` (headerless files are loaded by their own probe)."""
     files = []
     for path in sorted(directory.glob("*.txt")):
-        with open(path, encoding="utf-8") as fh:
-            if fh.readline().strip() != HEADER_FENCE:
-                continue
-        files.append(parse_template_file(path))
+        stat = path.stat()
+        parsed = _shipped_file(path, stat.st_mtime_ns, stat.st_size)
+        if parsed is not None:
+            files.append(parsed)
     return files
+
+
+@functools.lru_cache(maxsize=256)
+def _shipped_file(path: Path, _mtime_ns: int, _size: int) -> TemplateFile | None:
+    """One shipped file parsed (None without a header), read again only when it changes: every template
+    lookup makes sure the shipped ones are in the project, and the window looks one up for each preview."""
+    with open(path, encoding="utf-8") as fh:
+        if fh.readline().strip() != HEADER_FENCE:
+            return None
+    return parse_template_file(path)
 
 
 def install_shipped(project: "Project", directory: Path = PROMPTS_DIR) -> list[Template]:

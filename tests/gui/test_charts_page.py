@@ -16,6 +16,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 
 from tests.fixtures.books import gutenberg_text
+from tests.fixtures.chart_frames import paired_frame, ranked_frame
 from tests.fixtures.cloze_books import write_book, write_gpt4books
 from ui.background import BackgroundOps
 from ui.charts.cloze_plot import MAX_LABELLED_BOOKS, ChartView, rank_ticks
@@ -291,17 +292,6 @@ def test_export_is_offered_only_while_the_chart_shows_something(qtbot, page, res
 COUNT = 237
 
 
-def ranked_frame(count: int) -> pd.DataFrame:
-    """A frame of the registry's ranked chart: ``count`` made-up books, best first."""
-    accuracy = np.linspace(0.95, 0.05, count)
-    return pd.DataFrame({
-        "rank": np.arange(1, count + 1), "model": "m", "kind": "cloze", "book_id": np.arange(1000, 1000 + count),
-        "book": [f"Book number {i}" for i in range(count)], "year": 1850, "accuracy": accuracy,
-        "ci_low": accuracy - 0.04, "ci_high": accuracy + 0.04, "ci_method": "wilson", "n": 100, "failed": 0,
-        "flagged": False, "group": "(no tag)",
-    })
-
-
 @pytest.fixture
 def view(qtbot):
     view = ChartView()
@@ -364,3 +354,95 @@ def test_choosing_an_unknown_value_leaves_the_page_usable(qtbot, page):
     qtbot.waitUntil(lambda: not page.ops.busy, timeout=60_000)
     qtbot.wait(10)
     assert page.frame["model"].iloc[0] == "model-b"
+
+
+# ---------------------------------------------------------------------------------------------- many books, designed
+def side_titles(view) -> list[str]:
+    """The named panel's rows, top to bottom."""
+    return [text for _, text in sorted(view.side.getAxis("left")._tickLevels[0], reverse=True)]
+
+
+@pytest.mark.parametrize("count, top_n", [(41, 15), (237, 10), (571, 20)])
+def test_a_long_ranking_names_exactly_the_best_and_worst_books_in_order_beside_all_of_them(view, count, top_n):
+    frame = ranked_frame(count, top_n)
+    view.show_accuracy(frame, None)
+    assert view.panels == [view.side, view.main]
+    books = list(frame["book"])
+    assert side_titles(view) == ([f"{r}. {books[r - 1]}" for r in range(1, top_n + 1)]
+                                 + [f"⋮  {count - 2 * top_n} more books"]
+                                 + [f"{r}. {books[r - 1]}" for r in range(count - top_n + 1, count + 1)])
+    drawn = sum(len(i.data) for i in view.main.items if isinstance(i, pg.ScatterPlotItem))
+    assert drawn == count  # the main panel draws every book
+    side_marks = [m.book for m in view.marks if m.panel is view.side]
+    assert side_marks == books[:top_n] + books[-top_n:]
+    # the full ranking's intervals are thin and translucent
+    intervals = [i for i in view.main.items if isinstance(i, pg.ErrorBarItem)]
+    assert intervals and all(i.opts["pen"].color().alphaF() < 0.5 for i in intervals)
+
+
+def test_a_few_books_are_all_named_in_one_panel(view):
+    view.show_accuracy(ranked_frame(237), None)
+    view.show_accuracy(ranked_frame(40), None)
+    assert view.panels == [view.main] and len(left_ticks(view)) == 40
+    assert all(m.panel is None for m in view.marks)
+
+
+def test_hovering_and_clicking_a_named_book_in_the_side_panel(qtbot, view):
+    frame = ranked_frame(300)
+    view.show_accuracy(frame, None)
+    qtbot.wait(20)
+    worst = next(m for m in view.marks if m.panel is view.side and m.book == frame["book"].iloc[-1])
+    qtbot.mouseMove(view.plot.viewport(), view.plot.mapFromScene(view.scene_pos_of(worst)))
+    qtbot.waitUntil(lambda: frame["book"].iloc[-1] in view.hover_text, timeout=5000)
+    assert "Rank 300" in view.hover_text and view.hover_labels[id(view.side)].isVisible()
+    with qtbot.waitSignal(view.book_clicked) as clicked:
+        view.click_at(view.scene_pos_of(worst))
+    assert clicked.args[0] == {"book_id": int(frame["book_id"].iloc[-1]), "book": frame["book"].iloc[-1],
+                               "models": ["m"]}
+
+
+def test_a_crowded_scatter_draws_translucent_points_and_each_models_distribution(view):
+    from workbench.probes.cloze.charts import OVERPLOT_BOOKS
+
+    few, many = paired_frame(OVERPLOT_BOOKS), paired_frame(OVERPLOT_BOOKS + 1)
+    view.show_models(few)
+    assert view.panels == [view.main]
+    (points,) = [i for i in view.main.items if isinstance(i, pg.ScatterPlotItem)]
+    assert points.opts["brush"].color().alpha() == 255
+    view.show_models(many)
+    assert view.panels == [view.top_margin, view.main, view.right_margin]
+    (points,) = [i for i in view.main.items if isinstance(i, pg.ScatterPlotItem)]
+    assert points.opts["brush"].color().alphaF() < 0.5 and len(points.data) == len(many)
+    for margin, column in ((view.top_margin, "accuracy_b"), (view.right_margin, "accuracy_a")):
+        (bars,) = [i for i in margin.items if isinstance(i, pg.BarGraphItem)]
+        counts = bars.opts["height"] if margin is view.top_margin else bars.opts["width"]
+        assert int(np.sum(counts)) == len(many)
+        assert np.isclose(bars.opts["x0" if margin is view.top_margin else "y0"][0], 0.0)
+    assert len(view.marks) == len(many)  # every book still hovers and clicks
+    view.show_models(few)  # and back to one panel
+    assert view.panels == [view.main]
+
+
+def test_the_page_opens_on_the_model_with_the_most_answers(qtbot, results, messages):
+    # both models answered 19 passages: the one imported last is the default; then model-a gets more answers
+    page = ChartsPage(BackgroundOps())
+    qtbot.addWidget(page)
+    page.set_project(results)
+    assert page.model.currentData() == "model-b" and page.model_b.currentData() == "model-a"
+    page.ops.join()
+    folder = results.path.parent / "more"
+    folder.mkdir()
+    extra = [(f"<name>N{k}</name>", f"N{k}", f"Another scene {k}: [MASK] came back late.") for k in range(3)]
+    import_gpt4books(results, [write_gpt4books(folder, "pg4001", extra)], "model-a")
+    again = ChartsPage(BackgroundOps())
+    qtbot.addWidget(again)
+    again.set_project(results)
+    assert again.model.currentData() == "model-a"
+    again.ops.join()
+
+
+def test_the_number_of_named_books_is_a_chart_option_kept_with_the_view(qtbot, page, results):
+    show(qtbot, page, chart="cloze-accuracy", model="model-a", top_n=7)
+    assert page.options()["top_n"] == 7 and results.get_setting(VIEW_SETTING)["top_n"] == 7
+    assert not page.top_n.isEnabled()  # four books: every one is named anyway
+    assert page.frame["named"].all()

@@ -41,3 +41,47 @@ def test_cycles_with_qt_objects_are_freed_on_the_gui_thread_only(qtbot):
         assert destroyed_in == [threading.get_ident()]
     finally:
         collector.stop()
+
+
+def test_survivors_of_a_full_collection_are_frozen_and_a_full_scan_frees_cycles_that_died_since(qtbot):
+    now = [0.0]
+    collector = MainThreadGarbageCollector(interval_ms=10_000, full_scan_s=600, clock=lambda: now[0])
+    try:
+        destroyed_in: list[int] = []
+        make_cycle_holding_a_qt_object(destroyed_in)  # garbage already: a full collection frees it
+        kept = {"object": QObject()}
+        kept["self"] = kept  # alive (referenced here) through the next full collection: then frozen
+        kept["object"].destroyed.connect(lambda *_: destroyed_in.append("kept"), Qt.ConnectionType.DirectConnection)
+        kept_alive, frozen_at_start = [], gc.get_freeze_count()  # what was loaded when the collector started
+        for _ in range(10 * collector.thresholds[1] * collector.thresholds[2]):  # until a full collection is due
+            kept_alive.append([[i] for i in range(collector.thresholds[0] + 1)])
+            collector.check()
+            if gc.get_freeze_count() > frozen_at_start:
+                break
+        del kept_alive
+        assert frozen_at_start > 0  # the libraries loaded before the collector started: frozen at once
+        assert destroyed_in == [threading.get_ident()] and gc.get_freeze_count() > frozen_at_start
+        del kept  # now garbage, but frozen: collections skip it ...
+        collector.check()
+        gc.collect(2)
+        assert destroyed_in == [threading.get_ident()]
+        now[0] = 600  # ... until the full scan
+        collector.check()
+        assert destroyed_in == [threading.get_ident(), "kept"]
+    finally:
+        collector.stop()
+    assert gc.get_freeze_count() == 0
+
+
+def test_the_collector_stays_off_when_a_library_switches_it_back_on(qtbot):
+    from workbench.nlp import load_english
+
+    collector = MainThreadGarbageCollector(interval_ms=10_000)
+    try:
+        load_english(components=("tok2vec", "tagger"))  # a pipeline not loaded before: spaCy reads it (srsly)
+        assert not gc.isenabled()
+        gc.enable()  # any other library doing the same
+        collector.check()
+        assert not gc.isenabled()
+    finally:
+        collector.stop()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
 )
 
@@ -31,6 +32,7 @@ from ui.charts.passages_dialog import PassagesDialog
 from ui.widgets.page import Page
 from workbench.errors import UserError
 from workbench.export import registry
+from workbench.probes.cloze.charts import DEFAULT_TOP_N, MAX_LABELLED_BOOKS, MAX_TOP_N
 
 PREFIX = "cloze"
 VIEW_SETTING = "charts.cloze.view"  # the chart and its choices, kept in the project
@@ -39,7 +41,7 @@ NO_COLOUR = ""
 BUILT_IN_GROUPS = ["decade", "source"]
 #: which controls each chart uses (besides "leave out flagged books", which all use)
 CONTROLS = {
-    "cloze-accuracy": ("model", "colour_by"),
+    "cloze-accuracy": ("model", "colour_by", "top_n"),
     "cloze-categories": ("model", "group_by"),
     "cloze-models": ("model", "model_b"),
     "cloze-year": ("model",),
@@ -90,6 +92,14 @@ class ChartsPage(Page):
         self.colour_by = _combo("Colour the books by a tag (set tags on the Library page)")
         self.group_label = QLabel("Group by")
         self.group_by = _combo("Average the books of each value of a tag")
+        self.top_n_label = QLabel("Name")
+        self.top_n = QSpinBox()
+        self.top_n.setRange(1, MAX_TOP_N)
+        self.top_n.setValue(DEFAULT_TOP_N)
+        self.top_n.setSuffix(" best and worst")
+        self.top_n.setKeyboardTracking(False)  # typing 20 draws once, not for 2 and then 20
+        self.top_n.setToolTip(f"With more than {MAX_LABELLED_BOOKS} books the chart names this many of the best and "
+                              "of the worst books beside the full ranking (hover over any point to name its book)")
         self.exclude_flagged = QCheckBox("Leave out flagged books")
         self.exclude_flagged.setToolTip("Books with fewer passages than asked for (the paper drops them)")
 
@@ -115,6 +125,8 @@ class ChartsPage(Page):
         controls.addWidget(self.colour_by)
         controls.addWidget(self.group_label)
         controls.addWidget(self.group_by)
+        controls.addWidget(self.top_n_label)
+        controls.addWidget(self.top_n)
         controls.addSpacing(8)
         controls.addWidget(self.exclude_flagged)
         controls.addStretch(1)
@@ -138,13 +150,15 @@ class ChartsPage(Page):
         for combo in (self.chart, self.model, self.model_b, self.colour_by, self.group_by):
             combo.currentIndexChanged.connect(self._controls_changed)
         self.exclude_flagged.toggled.connect(self._controls_changed)
+        self.top_n.valueChanged.connect(self._controls_changed)
 
     # ------------------------------------------------------------------ controls
     def chart_name(self) -> str:
         return self.chart.currentData() or "cloze-accuracy"
 
     def choose(self, *, chart: str | None = None, model: str | None = None, model_b: str | None = None,
-               colour_by: str | None = None, group_by: str | None = None, exclude_flagged: bool | None = None) -> None:
+               colour_by: str | None = None, group_by: str | None = None, exclude_flagged: bool | None = None,
+               top_n: int | None = None) -> None:
         """Set several controls at once and draw once (tests and the command line use this too)."""
         self._loading_controls = True
         if chart is not None and chart != self.chart_name():
@@ -165,6 +179,8 @@ class ChartsPage(Page):
                 combo.setCurrentIndex(index)
         if exclude_flagged is not None:
             self.exclude_flagged.setChecked(exclude_flagged)
+        if top_n is not None:
+            self.top_n.setValue(top_n)
         self._loading_controls = False
         self._controls_changed()
 
@@ -178,6 +194,7 @@ class ChartsPage(Page):
             options["model"] = self.model.currentData()
         if name == "cloze-accuracy":
             options["color_by"] = self.colour_by.currentData() or None
+            options["top_n"] = self.top_n.value()
         if name == "cloze-categories":
             options["tag"] = self.group_by.currentData()
         return options
@@ -206,6 +223,7 @@ class ChartsPage(Page):
         """Fill the choices from the project; ``saved`` (a project just opened) wins over what is shown."""
         from workbench.corpus.library import tag_keys
         from workbench.probes.cloze.analysis import model_labels
+        from workbench.probes.cloze.model_choice import models_by_preference
 
         self._loading_controls = True
         saved = saved or {}
@@ -213,6 +231,8 @@ class ChartsPage(Page):
             self.chart.setCurrentIndex(self.chart.findData(saved["chart"]))
         if "exclude_flagged" in saved:
             self.exclude_flagged.setChecked(bool(saved["exclude_flagged"]))
+        if saved.get("top_n") is not None:
+            self.top_n.setValue(int(saved["top_n"]))
 
         def wanted(combo: QComboBox, key: str, *fallbacks: Any) -> tuple:
             current = combo.currentData()
@@ -223,8 +243,11 @@ class ChartsPage(Page):
         model_items = [(m, m) for m in labels]
         if self.chart_name() == "cloze-categories" and len(labels) > 1:
             model_items = [("all models", ALL_MODELS)] + model_items
-        self._fill_combo(self.model, model_items, *wanted(self.model, "model"))
-        others = [m for m in labels if m != self.model.currentData()]
+        chosen = [m for m in wanted(self.model, "model") if m in {data for _, data in model_items}]
+        # nothing chosen yet (or no longer there): the default model (model_choice), not the first label
+        order = labels if chosen else models_by_preference(self.project) if self.project is not None else []
+        self._fill_combo(self.model, model_items, *chosen, *order)
+        others = [m for m in order if m != self.model.currentData()]
         self._fill_combo(self.model_b, [(m, m) for m in labels], *wanted(self.model_b, "model_b"),
                          others[0] if others else None)
         if self.model_b.currentData() == self.model.currentData() and others:
@@ -235,7 +258,8 @@ class ChartsPage(Page):
         uses = CONTROLS.get(self.chart_name(), ("model",))
         for widgets, used in (((self.model_b_label, self.model_b), "model_b" in uses),
                               ((self.colour_label, self.colour_by), "colour_by" in uses),
-                              ((self.group_label, self.group_by), "group_by" in uses)):
+                              ((self.group_label, self.group_by), "group_by" in uses),
+                              ((self.top_n_label, self.top_n), "top_n" in uses)):
             for widget in widgets:
                 widget.setVisible(used)
         self._loading_controls = False
@@ -253,7 +277,7 @@ class ChartsPage(Page):
             return
         view = {"chart": self.chart_name(), "model": self.model.currentData(), "model_b": self.model_b.currentData(),
                 "colour_by": self.colour_by.currentData(), "group_by": self.group_by.currentData(),
-                "exclude_flagged": self.exclude_flagged.isChecked()}
+                "exclude_flagged": self.exclude_flagged.isChecked(), "top_n": self.top_n.value()}
         if view != self.project.get_setting(VIEW_SETTING):
             self.project.set_setting(VIEW_SETTING, view)
 
@@ -309,6 +333,7 @@ class ChartsPage(Page):
             return
         if name == "cloze-accuracy":
             self.view.show_accuracy(frame, options.get("color_by"))
+            self.top_n.setEnabled(len(frame) > MAX_LABELLED_BOOKS)  # a few books are all named anyway
         elif name == "cloze-categories":
             self.view.show_categories(frame)
         elif name == "cloze-models":

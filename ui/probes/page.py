@@ -61,6 +61,19 @@ CHOICES_SETTING = "probes.choices"  # the page's choices, kept in the project
 NO_PROJECT = "Open or create a project (File menu) to probe what models remember of its books."
 
 
+def run_about(project, run_id: int, kind: str, known: dict[int, str]) -> str:
+    """Where a run's answers came from, e.g. 'imported from pg1342.tsv; 40 passages', read once per run (it never
+    changes) into ``known``; on the worker that reads the results (a query per run: 1,142 runs took 60 ms)."""
+    from workbench import jobs
+
+    if run_id not in known:
+        try:
+            known[run_id] = wording.run_about(kind, jobs.get_run(project, run_id)["config"])
+        except UserError:
+            known[run_id] = ""
+    return known[run_id]
+
+
 def extraction_workers(books: int) -> int:
     """Processes for reading books with spaCy: one per book, leaving a core for the window, at most 4."""
     return max(1, min(books, (os.cpu_count() or 1) - 1, 4))
@@ -75,7 +88,7 @@ class ProbesPage(Page):
         self.template_dialog: TemplateDialog | None = None
         self.last_result = None
         self._project_shown = None
-        self._about: dict[tuple[str, int], str] = {}  # (project, run id) -> what the run was about
+        self._about: dict[str, dict[int, str]] = {}  # project -> run id -> what the run was about
         self._books_refreshed = 0.0
         self._live_timer = QTimer(self)
         self._live_timer.setSingleShot(True)
@@ -155,8 +168,7 @@ class ProbesPage(Page):
         self.settings.load_templates(templates_frame(self.project, kind="cloze"))
         if changed:
             self._restore_choices()
-        self.refresh_results()
-        self.update_preview()
+        self.refresh_results()  # the preview was redone when the books were loaded (their ticks changed)
         self._update_busy()
 
     def _restore_choices(self) -> None:
@@ -210,29 +222,24 @@ class ProbesPage(Page):
         if self.project is None or self.project.closed:
             return
         project = self.project
-        self.reading.queue(lambda state: (book_accuracy(project), cloze_runs(project)), label="Reading the results",
-                           project=project, background_read=True, on_done=self._show_results, on_error=self.show_error)
+        known = dict(self._about.get(str(project.path), {}))  # a copy: the worker adds to it
+
+        def read(state):
+            runs = cloze_runs(project)
+            runs["about"] = [run_about(project, int(run_id), kind, known)
+                             for run_id, kind in zip(runs["id"], runs["kind"])]
+            return str(project.path), book_accuracy(project), runs, known
+
+        self.reading.queue(read, label="Reading the results", project=project, background_read=True,
+                           on_done=self._show_results, on_error=self.show_error)
 
     def _show_results(self, result: tuple) -> None:
-        accuracy, runs = result
+        path, accuracy, runs, about = result
+        self._about[path] = about
         hint = "" if len(accuracy) else ("No answers yet. Extract passages, tick one or more models and press "
                                          "Run probe; the accuracy of each book appears here as answers arrive.")
         self.results.show_accuracy(accuracy, hint)
-        runs = runs.copy()
-        runs["about"] = [self._run_about(int(run_id), kind) for run_id, kind in zip(runs["id"], runs["kind"])]
         self.results.show_runs(runs)
-
-    def _run_about(self, run_id: int, kind: str) -> str:
-        """Where a run's answers came from, e.g. 'imported from pg1342.tsv; 40 passages' (cached: it never changes)."""
-        from workbench import jobs
-
-        key = (str(self.project.path), run_id)
-        if key not in self._about:
-            try:
-                self._about[key] = wording.run_about(kind, jobs.get_run(self.project, run_id)["config"])
-            except UserError:
-                self._about[key] = ""
-        return self._about[key]
 
     def _live_refresh(self, *_) -> None:
         if not self._live_timer.isActive():

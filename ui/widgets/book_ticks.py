@@ -31,11 +31,21 @@ BOOK_ID_ROLE = Qt.ItemDataRole.UserRole
 MIN_TITLE_PX = 190  # the book column never gets narrower than this: the table scrolls sideways instead
 
 
-def cell(text: str, numeric: bool = False, tooltip: str = "") -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
+def _prototype(numeric: bool) -> QTableWidgetItem:
+    item = QTableWidgetItem()
     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
     if numeric:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
+#: cells are copies of these: setting flags and alignment (Qt enums) per cell took half of filling 571 books
+_PROTOTYPES = {False: _prototype(False), True: _prototype(True)}
+
+
+def cell(text: str, numeric: bool = False, tooltip: str = "") -> QTableWidgetItem:
+    item = _PROTOTYPES[numeric].clone()
+    item.setText(text)
     if tooltip:
         item.setToolTip(tooltip)
     return item

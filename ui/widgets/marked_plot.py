@@ -36,6 +36,27 @@ def hover_html(title: str, lines: list[str]) -> str:
     return f"<div style='color:{TEXT_COLOUR};'><b>{html.escape(str(title))}</b><br>{body}</div>"
 
 
+def clear_panel(panel: pg.PlotItem, left_width: int) -> None:
+    """Empty ``panel`` for a new chart: no items, grid, title or axis labels; both axes shown with automatic
+    ticks and their numbers; the view fixed (no mouse panning or zooming)."""
+    panel.clear()
+    panel.showGrid(x=False, y=False)
+    panel.getViewBox().setMouseEnabled(x=False, y=False)
+    for name in ("left", "bottom"):
+        panel.showAxis(name)
+        axis = panel.getAxis(name)
+        axis.setTicks(None)
+        axis.setPen(TEXT_COLOUR)
+        axis.setTextPen(TEXT_COLOUR)
+        axis.setStyle(showValues=True)
+        axis.setTickSpacing()  # automatic again
+        axis.enableAutoSIPrefix(False)  # 0.2, not 200 (x0.001)
+    panel.getAxis("left").setWidth(left_width)
+    panel.setLabel("left", "")
+    panel.setLabel("bottom", "")
+    panel.setTitle("")
+
+
 class MarkedPlot(QWidget):
     picked = Signal(dict)  # the clicked mark's data
 
@@ -75,21 +96,7 @@ class MarkedPlot(QWidget):
         self.marks = []
         self.hover_text = ""
         item = self.item
-        item.clear()
-        item.showGrid(x=False, y=False)
-        item.getViewBox().setMouseEnabled(x=False, y=False)
-        for name in ("left", "bottom"):
-            item.showAxis(name)
-            axis = item.getAxis(name)
-            axis.setTicks(None)
-            axis.setPen(TEXT_COLOUR)
-            axis.setTextPen(TEXT_COLOUR)
-            axis.setTickSpacing()
-            axis.enableAutoSIPrefix(False)  # 0.2, not 200 (x0.001)
-        item.getAxis("left").setWidth(56)
-        item.setLabel("left", "")
-        item.setLabel("bottom", "")
-        item.setTitle("")
+        clear_panel(item, left_width=56)
         self.hover_label.hide()
         item.addItem(self.hover_label, ignoreBounds=True)
         self.legend.hide()

@@ -3,13 +3,21 @@
 Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png [--option key=value]``):
 
 - ``cloze-accuracy``    per-book accuracy, ranked, with 95% CI whiskers; options ``model``, ``color_by``
-                        (a book tag, ``decade`` or ``source``), ``ci`` (wilson/bootstrap), ``exclude_flagged``;
+                        (a book tag, ``decade`` or ``source``), ``ci`` (wilson/bootstrap), ``exclude_flagged``,
+                        ``top_n``. Up to ``MAX_LABELLED_BOOKS`` books, a row per book with its title; more,
+                        and a panel names the ``top_n`` best and worst (the ``named`` column says which)
+                        beside every book ranked with thin, translucent intervals;
 - ``cloze-categories``  mean per-book accuracy by a book tag with 95% t intervals; options ``tag``
                         (default ``decade``), ``model``, ``exclude_flagged``;
 - ``cloze-models``      per-book accuracy of two models against each other with the diagonal and the
-                        Wilcoxon signed-rank p; options ``model_a``, ``model_b``, ``exclude_flagged``;
+                        Wilcoxon signed-rank p; options ``model_a``, ``model_b``, ``exclude_flagged``. Above
+                        ``OVERPLOT_BOOKS`` books the points are translucent, with each model's
+                        distribution along its axis;
 - ``cloze-year``        per-book accuracy against year of publication with Spearman's rho; options
-                        ``model``, ``exclude_flagged``.
+                        ``model``, ``exclude_flagged`` (translucent above ``OVERPLOT_BOOKS`` books).
+
+Without a model option a chart shows the model with the most answered passages, then the newest run
+(``model_choice``); the interactive charts (``ui/charts``) draw the same frames the same way.
 
 Tables (CSV): ``cloze-passage-results`` (one row per model and passage), ``cloze-book-accuracy``
 (one row per model and book), ``cloze-passages`` (the stored passages), ``cloze-extractions``.
@@ -28,14 +36,32 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
 from workbench.probes.cloze import analysis
+from workbench.probes.cloze.model_choice import models_by_preference
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from workbench.project import Project
 
-MAX_LABELLED_BOOKS = 60
+#: up to this many books the ranked chart names every book; above, it names the ``top_n`` best and worst
+MAX_LABELLED_BOOKS = 40
+DEFAULT_TOP_N = 15
+MAX_TOP_N = MAX_LABELLED_BOOKS // 2  # the named panel never holds more rows than a chart naming every book
+#: above this many books the scatter and the year chart draw translucent points (and the scatter each
+#: model's distribution along its axis), so that where books pile up shows as darker, not as one blot
+OVERPLOT_BOOKS = 60
+INTERVAL_ALPHA = 0.3  # the thin intervals of the full ranking
+TITLE_CHARS = 40
+CROWDED_ALPHA = 0.4  # the points of a crowded chart: four books on one spot look nearly solid
+HISTOGRAM_BINS = 25
+SCATTER_COLOUR = "tab:blue"
+NAMED_BAND_COLOUR = "#fbefc8"  # the ranks of the named books, in the full ranking (pale, unlike the grey intervals)
 NO_GROUP = "(no tag)"
+NO_GROUP_COLOUR = "#595959"
+INTERVAL_GREY = "#a6a6a6"  # intervals when the points are coloured by a tag
+TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"]
+VIRIDIS_END = 0.85  # viridis' last yellows are too pale on white
 CI_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap"}
 
 
@@ -46,18 +72,18 @@ def _flag(value: Any) -> bool:
 
 
 def _one_model(project: "Project", model: str | None) -> str:
-    labels = analysis.model_labels(project)
     if model:
         return model
+    labels = models_by_preference(project)  # the default: the model with the most answers (model_choice)
     if not labels:
         raise UserError("No model has name-cloze results yet: run the probe or import results first.")
     return labels[0]
 
 
 def _two_models(project: "Project", model_a: str | None, model_b: str | None) -> tuple[str, str]:
-    labels = analysis.model_labels(project)
     if model_a and model_b:
         return model_a, model_b
+    labels = models_by_preference(project)
     others = [m for m in labels if m not in (model_a, model_b)]
     chosen = [m for m in (model_a, model_b) if m] + others
     if len(chosen) < 2:
@@ -69,8 +95,10 @@ def _two_models(project: "Project", model_a: str | None, model_b: str | None) ->
 
 
 def accuracy_frame(project: "Project", model: str | None = None, color_by: str | None = None, ci: str = "wilson",
-                   exclude_flagged: Any = False, **_: Any) -> pd.DataFrame:
-    """One model's books ranked by accuracy: rank, book, accuracy, ci_low, ci_high, n, failed, group."""
+                   exclude_flagged: Any = False, top_n: Any = DEFAULT_TOP_N, **_: Any) -> pd.DataFrame:
+    """One model's books ranked by accuracy: rank, book, accuracy, ci_low, ci_high, n, failed, group, and
+    ``named``: whether the figure names the book (``named_ranks``: all of a few books, else the ``top_n``
+    best and worst)."""
     model = _one_model(project, model)
     books = analysis.book_accuracy(project, model, ci=ci, exclude_flagged=_flag(exclude_flagged))
     books = books[books["n"] > 0].copy()
@@ -82,45 +110,172 @@ def accuracy_frame(project: "Project", model: str | None = None, color_by: str |
         books["group"] = NO_GROUP
     books = analysis.ranked(books)
     books.insert(0, "rank", range(1, len(books) + 1))
+    books["named"] = named_ranks(len(books), top_n)
     columns = ["rank", "model", "kind", "book_id", "book", "year", "accuracy", "ci_low", "ci_high", "ci_method",
-               "n", "failed", "flagged", "group"]
+               "n", "failed", "flagged", "group", "named"]
     return books[columns].reset_index(drop=True)
 
 
-def _colours(groups: list[str]) -> dict[str, Any]:
-    from matplotlib import colormaps
+def _top_n(value: Any) -> int:
+    try:
+        count = int(str(value).strip())
+    except ValueError:
+        count = 0
+    if not 1 <= count <= MAX_TOP_N:
+        raise UserError(f"top_n is how many of the best (and of the worst) books the chart names: a whole number "
+                        f"from 1 to {MAX_TOP_N}, not '{value}'.")
+    return count
 
-    palette = colormaps["tab10"]
-    return {group: ("0.35" if group == NO_GROUP else palette(i % 10)) for i, group in enumerate(groups)}
+
+def named_ranks(count: int, top_n: Any = DEFAULT_TOP_N) -> np.ndarray:
+    """Which of ``count`` ranked books (best first) a chart names: every one of up to ``MAX_LABELLED_BOOKS``,
+    else the ``top_n`` best and the ``top_n`` worst (the rest are drawn, unnamed, in the full ranking)."""
+    top = _top_n(top_n)
+    ranks = np.arange(1, count + 1)
+    if count <= MAX_LABELLED_BOOKS:
+        return np.ones(count, dtype=bool)
+    return (ranks <= top) | (ranks > count - top)
+
+
+def named_panel(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The best and the worst books a ranked chart names in a panel of their own, each best first; None when
+    it names every book (one panel, a row each). Read from the frame's ``named`` column."""
+    named = frame["named"].to_numpy(bool) if "named" in frame else named_ranks(len(frame))
+    if named.all():
+        return None
+    ranks = frame["rank"].to_numpy()
+    middle = len(frame) / 2
+    return frame[named & (ranks <= middle)], frame[named & (ranks > middle)]
+
+
+def rank_steps(count: int, most: int = 10) -> list[int]:
+    """Ranks to mark on an axis of ``count`` ranked books: 1, then every round step (at most about ``most``
+    marks), and the last rank unless it would crowd the mark before it."""
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10**9)
+                if count / s <= most)
+    ranks = [1] + [r for r in range(step, count + 1, step) if r > 1]
+    if ranks[-1] != count and count - ranks[-1] >= step / 2:
+        ranks.append(count)
+    return ranks
+
+
+def short_title(title: Any, chars: int = TITLE_CHARS) -> str:
+    text = str(title)
+    return text if len(text) <= chars else text[: chars - 1] + "\u2026"
+
+
+def group_order(groups: Any) -> list[str]:
+    """The groups of a chart in the order of its legend: sorted (decades read in order), untagged books last."""
+    found = {str(g) for g in groups}
+    return sorted(found - {NO_GROUP}) + ([NO_GROUP] if NO_GROUP in found else [])
+
+
+def group_colours(groups: list[str]) -> dict[str, str]:
+    """A colour per group, the same in the figure and the window: matplotlib's tab10 for up to ten groups;
+    more are spread along viridis in their order (tab10 would repeat colours), grey for untagged books."""
+    tagged = [g for g in groups if g != NO_GROUP]
+    if len(tagged) <= len(TAB10):
+        colours = dict(zip(tagged, TAB10))
+    else:
+        where = np.linspace(0.0, VIRIDIS_END, len(tagged)) * (len(VIRIDIS) - 1)
+        rgb = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in VIRIDIS], dtype=float)
+        mixed = [np.interp(where, np.arange(len(VIRIDIS)), rgb[:, channel]) for channel in range(3)]
+        colours = {g: "#" + "".join(f"{round(channel[i]):02x}" for channel in mixed) for i, g in enumerate(tagged)}
+    return {g: NO_GROUP_COLOUR if g == NO_GROUP else colours[g] for g in groups}
+
+
+def _legend(fig: "Figure", ax, colours: dict[str, str], title: str) -> None:
+    """The groups' legend beside the plot (many groups would cover the points inside it)."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], linestyle="", marker="o", color=colour, label=group) for group, colour in colours.items()]
+    if len(handles) <= 6:
+        ax.legend(handles=handles, title=title, loc="lower right", fontsize="small")
+    else:
+        fig.legend(handles=handles, title=title, loc="outside right upper", fontsize="small",
+                   ncols=1 if len(handles) <= 24 else 2)
+
+
+def _ci_label(frame: pd.DataFrame) -> str:
+    method = frame["ci_method"].iloc[0]
+    return f"name-cloze accuracy (95% CI, {CI_NAMES.get(method, method)})"
+
+
+def _whiskered_rows(ax, rows: pd.DataFrame, positions: np.ndarray, colours: list[str], interval_colour: str, *,
+                    small: bool) -> None:
+    """Books as points (each in its colour) with their 95% intervals as whiskers, one row each."""
+    err = np.vstack([rows["accuracy"] - rows["ci_low"], rows["ci_high"] - rows["accuracy"]])
+    ax.errorbar(rows["accuracy"], positions, xerr=err, fmt="none", capsize=2 if small else 1.5, ecolor=interval_colour,
+                elinewidth=1 if small else 0.8)
+    ax.scatter(rows["accuracy"], positions, s=16 if small else 9, c=colours, linewidths=0, zorder=3)
 
 
 def draw_accuracy(frame: pd.DataFrame, fig: "Figure", color_by: str | None = None, **_: Any) -> None:
-    labelled = len(frame) <= MAX_LABELLED_BOOKS
-    if labelled:
+    colours = group_colours(group_order(frame["group"]))
+    # coloured by a tag, the points carry the colours and the intervals are grey
+    point_colours = frame["group"].map(colours).tolist() if color_by else [NO_GROUP_COLOUR] * len(frame)
+    interval_colour = INTERVAL_GREY if color_by else NO_GROUP_COLOUR
+    panel = named_panel(frame)
+    if panel is None:  # a few books: one row each, every title on the axis
         fig.set_size_inches(7.0, max(3.0, 1.2 + 0.22 * len(frame)))
-    ax = fig.add_subplot()
-    positions = np.arange(len(frame))[::-1]  # rank 1 at the top
-    groups = list(dict.fromkeys(frame["group"]))
-    colours = _colours(groups)
-    for group in groups:
-        part = frame["group"] == group
-        rows = frame[part]
-        err = np.vstack([rows["accuracy"] - rows["ci_low"], rows["ci_high"] - rows["accuracy"]])
-        ax.errorbar(rows["accuracy"], positions[part.to_numpy()], xerr=err, fmt="o", markersize=4 if labelled else 2.5,
-                    capsize=2 if labelled else 0, color=colours[group], ecolor=colours[group],
-                    elinewidth=1 if labelled else 0.6,
-                    label=group if color_by else None)
-    if labelled:
-        ax.set_yticks(positions, frame["book"].str.slice(0, 40))
-    else:
-        ax.set_yticks([])
-        ax.set_ylabel(f"{len(frame)} books, ranked")
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel(f"name-cloze accuracy (95% CI, {CI_NAMES.get(frame['ci_method'].iloc[0], frame['ci_method'].iloc[0])})")
-    ax.set_title(f"Per-book accuracy: {frame['model'].iloc[0]}")
-    ax.grid(axis="x", alpha=0.3)
+        ax = fig.add_subplot()
+        positions = np.arange(len(frame))[::-1]  # rank 1 at the top
+        _whiskered_rows(ax, frame, positions, point_colours, interval_colour, small=True)
+        ax.set_yticks(positions, [short_title(b) for b in frame["book"]])
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel(_ci_label(frame))
+        ax.set_title(f"Per-book accuracy: {frame['model'].iloc[0]}")
+        ax.grid(axis="x", alpha=0.3)
+        if color_by:
+            _legend(fig, ax, colours, color_by)
+        return
+    _draw_many_books(frame, fig, panel, point_colours, interval_colour)
     if color_by:
-        ax.legend(title=color_by, loc="lower right", fontsize="small")
+        _legend(fig, fig.axes[1], colours, color_by)
+
+
+def _draw_many_books(frame: pd.DataFrame, fig: "Figure", panel: tuple[pd.DataFrame, pd.DataFrame],
+                     point_colours: list[str], interval_colour: str) -> None:
+    """Many books: the best and worst named in a panel of their own (the paper's table as a figure), beside
+    every book ranked with thin, translucent intervals (the shape of the whole distribution)."""
+    best, worst = panel
+    count, rows = len(frame), len(best) + len(worst) + 1  # a row between them says how many are left out
+    wide = len(set(point_colours)) > 6  # room for the legend beside the plots
+    fig.set_size_inches(11.5 if wide else 10.0, max(4.8, 1.5 + 0.16 * rows))
+    named_ax, all_ax = fig.subplots(1, 2, sharex=True)
+    named = pd.concat([best, worst])
+    positions = np.concatenate([np.arange(rows - 1, len(worst), -1), np.arange(len(worst) - 1, -1, -1)])
+    named_colours = [point_colours[i] for i in np.flatnonzero(frame.index.isin(named.index))]
+    _whiskered_rows(named_ax, named, positions, named_colours, interval_colour, small=False)
+    between = count - len(named)
+    ticks = [f"{rank}. {short_title(book, TITLE_CHARS - 5)}" for rank, book in zip(named["rank"], named["book"])]
+    named_ax.set_yticks([*positions, len(worst)], [*ticks, f"\u22ee  {between} more books"], fontsize="small")
+    named_ax.get_yticklabels()[-1].set_color("0.4")
+    named_ax.set_ylim(-0.7, rows - 0.3)
+    named_ax.axhline(len(worst), color="0.8", linewidth=0.8, linestyle=":")
+    named_ax.set_title(f"The {len(best)} best and {len(worst)} worst books", fontsize="medium")
+
+    all_ax.hlines(frame["rank"], frame["ci_low"], frame["ci_high"], colors=interval_colour, alpha=INTERVAL_ALPHA,
+                  linewidth=0.6)
+    all_ax.scatter(frame["accuracy"], frame["rank"], s=4 if count > 300 else 8, c=point_colours, linewidths=0,
+                   zorder=3)
+    for first, last, what in ((1, len(best), f"named: best {len(best)}"),
+                              (count - len(worst) + 1, count, f"named: worst {len(worst)}")):
+        all_ax.axhspan(first - 0.5, last + 0.5, color=NAMED_BAND_COLOUR, zorder=0, linewidth=0)
+        shown = frame[(frame["rank"] >= first) & (frame["rank"] <= last)]
+        left = float(shown["accuracy"].mean()) > 0.5  # the words go where the band's points are not
+        all_ax.text(0.0 if left else 1.0, (first + last) / 2, what, ha="left" if left else "right", va="center",
+                    fontsize="x-small", color="0.35")
+    steps = rank_steps(count)
+    all_ax.set_yticks(steps, [str(r) for r in steps])
+    all_ax.set_ylim(count + 0.5, 0.5)  # rank 1 at the top
+    all_ax.set_ylabel("rank (1 = best)")
+    all_ax.set_title(f"All {count} books, ranked", fontsize="medium")
+    for ax in (named_ax, all_ax):
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel(_ci_label(frame))
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(f"Per-book accuracy: {frame['model'].iloc[0]}")
 
 
 # ---------------------------------------------------------------------------- category means
@@ -144,7 +299,7 @@ def draw_categories(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
         err = np.vstack([rows["mean_accuracy"] - rows["ci_low"], rows["ci_high"] - rows["mean_accuracy"]])
         err = np.nan_to_num(err, nan=0.0)
         ax.bar(x + (i - (len(models) - 1) / 2) * width, rows["mean_accuracy"], width, yerr=err, capsize=3,
-               label=model, color=_colours(models)[model] if len(models) > 1 else "0.55", edgecolor="black",
+               label=model, color=group_colours(models)[model] if len(models) > 1 else "0.55", edgecolor="black",
                linewidth=0.5)
     counts = frame.groupby("value")["books"].agg(lambda b: "/".join(str(int(n)) for n in dict.fromkeys(b)))
     labels = [f"{v}\n({counts[v]} book{'' if counts[v] == '1' else 's'})" for v in values]
@@ -175,20 +330,52 @@ def models_frame(project: "Project", model_a: str | None = None, model_b: str | 
     return frame
 
 
+def crowded(frame: pd.DataFrame) -> bool:
+    """Whether a chart of one point per book treats overplotting (``OVERPLOT_BOOKS``)."""
+    return len(frame) > OVERPLOT_BOOKS
+
+
+def accuracy_bins(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Books per accuracy bin (25 bins over 0-1), for a scatter's margins: counts and bin edges."""
+    return np.histogram(values.astype(float).dropna(), bins=HISTOGRAM_BINS, range=(0.0, 1.0))
+
+
 def draw_models(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
-    fig.set_size_inches(5.5, 5.5)
-    ax = fig.add_subplot()
-    ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1, label="equal accuracy")
-    ax.scatter(frame["accuracy_b"], frame["accuracy_a"], s=18, color="tab:blue", alpha=0.8)
     a, b = frame["model_a"].iloc[0], frame["model_b"].iloc[0]
+    x, y = frame["accuracy_b"], frame["accuracy_a"]
+    p = frame["wilcoxon_p"].iloc[0]
+    note = f"Wilcoxon signed-rank p = {p:.3g}" if p == p else "no difference to test"
+    title = f"{a} vs {b}: {len(frame)} books\n{note}"
+    if crowded(frame):  # translucent points, and each model's distribution along its axis
+        fig.set_size_inches(6.0, 6.0)
+        grid = fig.add_gridspec(2, 2, width_ratios=(4, 1), height_ratios=(1, 4))
+        ax = fig.add_subplot(grid[1, 0])
+        top = fig.add_subplot(grid[0, 0], sharex=ax)
+        right = fig.add_subplot(grid[1, 1], sharey=ax)
+        counts, edges = accuracy_bins(x)
+        top.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color=SCATTER_COLOUR, alpha=0.6, linewidth=0)
+        counts, edges = accuracy_bins(y)
+        right.barh(edges[:-1], counts, height=np.diff(edges), align="edge", color=SCATTER_COLOUR, alpha=0.6,
+                   linewidth=0)
+        top.set_ylabel("books")
+        right.set_xlabel("books")
+        top.tick_params(labelbottom=False)
+        right.tick_params(labelleft=False)
+        for margin in (top, right):
+            margin.grid(alpha=0.3)
+        ax.scatter(x, y, s=10 if len(frame) > 300 else 18, color=SCATTER_COLOUR, alpha=CROWDED_ALPHA, linewidths=0)
+        fig.suptitle(title, fontsize="medium")
+    else:
+        fig.set_size_inches(5.5, 5.5)
+        ax = fig.add_subplot()
+        ax.scatter(x, y, s=18, color=SCATTER_COLOUR, alpha=0.8)
+        ax.set_aspect("equal")
+        ax.set_title(title, fontsize="medium")
+    ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1, label="equal accuracy")
     ax.set_xlabel(f"accuracy of {b}")
     ax.set_ylabel(f"accuracy of {a}")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_aspect("equal")
-    p = frame["wilcoxon_p"].iloc[0]
-    note = f"Wilcoxon signed-rank p = {p:.3g}" if p == p else "no difference to test"
-    ax.set_title(f"{a} vs {b}: {len(frame)} books\n{note}", fontsize="medium")
     ax.legend(loc="upper left", fontsize="small")
     ax.grid(alpha=0.3)
 
@@ -210,8 +397,13 @@ def draw_year(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
 
     ax = fig.add_subplot()
     err = np.vstack([frame["accuracy"] - frame["ci_low"], frame["ci_high"] - frame["accuracy"]])
-    ax.errorbar(frame["year"].astype(float), frame["accuracy"], yerr=err, fmt="o", markersize=4, capsize=2,
-                color="tab:blue", ecolor="0.6", elinewidth=0.8)
+    years = frame["year"].astype(float)
+    if crowded(frame):  # thin translucent whiskers and points: where books pile up shows as darker
+        ax.errorbar(years, frame["accuracy"], yerr=err, fmt="none", ecolor="0.5", elinewidth=0.5, alpha=INTERVAL_ALPHA)
+        ax.scatter(years, frame["accuracy"], s=8, color=SCATTER_COLOUR, alpha=CROWDED_ALPHA, linewidths=0, zorder=3)
+    else:
+        ax.errorbar(years, frame["accuracy"], yerr=err, fmt="o", markersize=4, capsize=2, color=SCATTER_COLOUR,
+                    ecolor="0.6", elinewidth=0.8)
     if len(frame) >= 3 and frame["accuracy"].nunique() > 1 and frame["year"].nunique() > 1:
         result = spearmanr(frame["year"].astype(float), frame["accuracy"].astype(float))
         note = f"Spearman \u03c1 = {result.statistic:.2f}, p = {result.pvalue:.3g}, {len(frame)} books"
