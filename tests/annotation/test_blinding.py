@@ -256,7 +256,7 @@ def _fail_on_the_probes_page_once_released(window, release: threading.Event):
         raise UserError(f"Model {SECRET_MODEL} did not answer: the server refused the connection.")
 
     probes = window.pages["probes"]
-    return probes._start(work, f"Running the name cloze with {SECRET_MODEL}", on_done=probes.show_summary)
+    return probes.start_work(work, f"Running the name cloze with {SECRET_MODEL}", on_done=probes.show_summary)
 
 
 def test_a_failing_run_elsewhere_waits_until_the_blinded_session_ends(qtbot, tmp_path, blinded_study, boxes):

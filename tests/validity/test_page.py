@@ -117,9 +117,9 @@ def test_sampling_and_running_a_model_through_a_server(qtbot, sampled_page, proj
     # the shipped template is too long for the tiny model: run through the core's own call with a short one
     from workbench.probes.validity.run import run_task
 
-    operation = page._start(lambda state: run_task(project, "year", "tiny-server", template="short-year",
-                                                   params={"max_tokens": 4}, state=state),
-                            "Asking", on_done=page._run_done)
+    operation = page.start_work(lambda state: run_task(project, "year", "tiny-server", template="short-year",
+                                                       params={"max_tokens": 4}, state=state),
+                                "Asking", on_done=page._run_done)
     assert operation is not None
     wait_idle(qtbot, page)
     assert "4 of 4 passages answered" in page.summary.text()

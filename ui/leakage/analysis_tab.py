@@ -11,6 +11,7 @@ import pandas as pd
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QVBoxLayout, QWidget
 
 from ui.widgets.frame_table import Column, FrameTable
+from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.summary_box import SummaryBox
@@ -24,7 +25,7 @@ FILE_SOURCE = "Passages from a file…"
 PASSAGE_FILES = "Passages (*.txt *.csv *.tsv);;All files (*)"
 
 
-class AnalysisTab(ProjectView):
+class AnalysisTab(ProjectView, OneOperation):
     """A tab with one operation at a time (``work``), a progress row, a summary line and a results table."""
 
     def __init__(self, ops, columns: list[Column], key: str | None = None, parent: QWidget | None = None):
@@ -44,15 +45,8 @@ class AnalysisTab(ProjectView):
     # ---- work ------------------------------------------------------------------------------------
 
     def start(self, work: Callable[[Any], Any], label: str, on_done: Callable[[Any], None]) -> None:
-        if self.require_project() is None:
-            return
-        self.summary.hide()
-        self.work.start(work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
-                        on_cancelled=self.summary.show_text, on_end=self.refresh)
-
-    def _failed(self, message: str, details: str) -> None:
-        self.summary.show_text(message)
-        self.show_error(message, details)
+        if self.require_project() is not None:
+            self.start_work(work, label, on_done)
 
     def start_run(self, work: Callable[[Any], "JobReport"], label: str, what: str) -> None:
         """Start ``work``, a run of the job runner, and say afterwards how it ended: what failed, why, and
@@ -75,27 +69,13 @@ class AnalysisTab(ProjectView):
             return
         project = self.project
         self.reading.queue(lambda state: reader(project), label="Reading results", project=project,
-                           background_read=True, on_done=self.show_results, on_error=self._failed)
+                           background_read=True, on_done=self.show_results, on_error=self.work_failed)
 
     def show_results(self, frame: pd.DataFrame) -> None:
         self.table.show_frame(frame)
 
     def refresh_choices(self) -> None:
         """Fill the settings' lists (corpora, models) from the project: cheap reads on the GUI thread."""
-
-
-def fill_combo(combo: QComboBox, names: list[str], *, blank: str | None = None) -> None:
-    """Replace ``combo``'s entries, keeping the current one where it is still there."""
-    current = combo.currentText()
-    combo.blockSignals(True)
-    combo.clear()
-    if blank is not None:
-        combo.addItem(blank, None)
-    for name in names:
-        combo.addItem(name, name)
-    index = combo.findText(current)
-    combo.setCurrentIndex(index if index >= 0 else 0)
-    combo.blockSignals(False)
 
 
 def corpus_names(project) -> list[str]:

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from ui import dialogs
-from ui.leakage.analysis_tab import AnalysisTab, fill_combo, model_labels
+from ui.leakage.analysis_tab import AnalysisTab, model_labels
+from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count
 from workbench.probes.leakage import corpora
 
@@ -90,7 +91,7 @@ class CorporaTab(AnalysisTab):
         settings.addWidget(self.remove_button)
 
     def refresh_choices(self) -> None:
-        fill_combo(self.tokenizer, model_labels(self.project, ("hf",)), blank=WORD_TOKENS)
+        refill_names(self.tokenizer, model_labels(self.project, ("hf",)), blank=WORD_TOKENS)
 
     def results_reader(self):
         return corpora.corpora_frame

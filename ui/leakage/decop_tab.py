@@ -6,7 +6,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton
 
 from ui import dialogs
-from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, fill_combo, model_labels
+from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, model_labels
+from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count, share
 from workbench.models.prices import is_paid
 from workbench.models.registry import get_model
@@ -50,8 +51,8 @@ class DecopTab(AnalysisTab):
 
     def refresh_choices(self) -> None:
         labels = model_labels(self.project, RUNNABLE)
-        fill_combo(self.model, labels)
-        fill_combo(self.paraphraser, labels)
+        refill_names(self.model, labels)
+        refill_names(self.paraphraser, labels)
 
     def results_reader(self):
         return decop.accuracy_frame

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox
 
-from ui.leakage.analysis_tab import AnalysisTab, corpus_names, fill_combo, model_labels
+from ui.leakage.analysis_tab import AnalysisTab, corpus_names, model_labels
+from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count, decimal, share
 from workbench.probes.leakage import frequency
 
@@ -47,8 +48,8 @@ class FrequencyTab(AnalysisTab):
         self.layout().insertWidget(3, self.rho)
 
     def refresh_choices(self) -> None:
-        fill_combo(self.corpus, corpus_names(self.project))
-        fill_combo(self.model, model_labels(self.project, ("hf", "gguf", "openai", "external")), blank=ANY_MODEL)
+        refill_names(self.corpus, corpus_names(self.project))
+        refill_names(self.model, model_labels(self.project, ("hf", "gguf", "openai", "external")), blank=ANY_MODEL)
 
     def _choices(self) -> tuple[str | None, str | None, str | None]:
         return self.corpus.currentData(), self.model.currentData(), self.split.text().strip() or None

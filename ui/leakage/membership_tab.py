@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
 
-from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, fill_combo, model_labels
+from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, model_labels
+from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count, decimal
 from workbench.probes.leakage import membership
 from workbench.run_failures import describe_outcome
@@ -54,8 +55,8 @@ class MembershipTab(AnalysisTab):
 
     def refresh_choices(self) -> None:
         labels = model_labels(self.project, OPEN_MODELS)
-        fill_combo(self.model, labels)
-        fill_combo(self.reference, labels, blank=NO_REFERENCE)
+        refill_names(self.model, labels)
+        refill_names(self.reference, labels, blank=NO_REFERENCE)
 
     def results_reader(self):
         model, reference, k = self.model.currentData(), self.reference.currentData(), self.k.value()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton
 
-from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, corpus_names, fill_combo
+from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, corpus_names
 from ui.leakage.passage_dialog import PassageDialog
+from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import KEY_ROLE, Column, count, decimal, share, yes_only
 from workbench.probes.leakage import overlap, passages
 
@@ -54,7 +55,7 @@ class OverlapTab(AnalysisTab):
 
     def refresh_choices(self) -> None:
         names = corpus_names(self.project)
-        fill_combo(self.corpus, names, blank=None if names else NO_CORPUS)
+        refill_names(self.corpus, names, blank=None if names else NO_CORPUS)
 
     def chosen_corpus(self) -> str | None:
         return self.corpus.currentData()
@@ -87,7 +88,7 @@ class OverlapTab(AnalysisTab):
             return
         project, passage = self.project, int(item.data(KEY_ROLE))
         self.details.start(lambda state: overlap.passage_detail(project, name, passage), label="Reading the passage",
-                           project=project, on_done=self.show_passage, on_error=self._failed)
+                           project=project, on_done=self.show_passage, on_error=self.work_failed)
 
     def show_passage(self, detail: dict) -> None:
         self.dialog = PassageDialog(detail, self)

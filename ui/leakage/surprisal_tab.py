@@ -8,8 +8,9 @@ from pathlib import Path
 import pandas as pd
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton
 
-from ui.leakage.analysis_tab import AnalysisTab, fill_combo, model_labels
+from ui.leakage.analysis_tab import AnalysisTab, model_labels
 from ui.leakage.membership_tab import OPEN_MODELS
+from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count, decimal, yes_no
 from workbench.probes.leakage import surprisal
 from workbench.run_failures import describe_outcome
@@ -45,7 +46,7 @@ class SurprisalTab(AnalysisTab):
         row.addStretch(1)
 
     def refresh_choices(self) -> None:
-        fill_combo(self.model, model_labels(self.project, OPEN_MODELS))
+        refill_names(self.model, model_labels(self.project, OPEN_MODELS))
 
     def _choose(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "A text to read", str(Path.home()), TEXT_FILES)

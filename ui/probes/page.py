@@ -32,6 +32,7 @@ from ui.probes.books_chooser import BooksChooser
 from ui.probes.results import ResultsPanel
 from ui.probes.run_settings import RunSettings
 from ui.probes.template_dialog import TemplateDialog
+from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.summary_box import SummaryBox
@@ -79,7 +80,7 @@ def extraction_workers(books: int) -> int:
     return max(1, min(books, (os.cpu_count() or 1) - 1, 4))
 
 
-class ProbesPage(Page):
+class ProbesPage(Page, OneOperation):
     def __init__(self, ops, parent=None):
         super().__init__(ops, parent)
         self.work = ops.slot(self)  # extracting, estimating, running, importing: one at a time
@@ -252,9 +253,6 @@ class ProbesPage(Page):
         self.books.extract_button.setEnabled(not busy)
 
     # ------------------------------------------------------------------ messages
-    def show_summary(self, text: str) -> None:
-        self.summary.show_text(text)
-
     def _busy_already(self) -> bool:
         if self.operation is not None:
             self.show_info("Work is already running on this page. Wait for it to finish, or cancel it first.")
@@ -297,8 +295,8 @@ class ProbesPage(Page):
         def work(state):
             return extract_books(project, ids, settings, workers=workers, replace=replace, state=state)
 
-        return self._start(work, f"Extracting passages from {len(ids)} book(s)", on_done=self._extracted,
-                           on_progress=self._live_refresh_books)
+        return self.start_work(work, f"Extracting passages from {len(ids)} book(s)", on_done=self._extracted,
+                               on_progress=self._live_refresh_books)
 
     def _live_refresh_books(self, *_) -> None:
         if self.project is not None and time.monotonic() - self._books_refreshed >= BOOKS_REFRESH_S:
@@ -338,8 +336,8 @@ class ProbesPage(Page):
         if not paid:
             return self._run(plan)
         project = self.project
-        return self._start(lambda state: (plan, estimate_costs(project, plan)), "Estimating what the run costs",
-                           on_done=self._confirm_cost)
+        return self.start_work(lambda state: (plan, estimate_costs(project, plan)), "Estimating what the run costs",
+                               on_done=self._confirm_cost)
 
     def _confirm_cost(self, estimated: tuple) -> None:
         plan, estimates = estimated
@@ -356,8 +354,8 @@ class ProbesPage(Page):
         project = self.project
         self._remember_choices()
         what = "Retrying failed answers" if plan.retry_failed else "Running the name-cloze probe"
-        return self._start(lambda state: run_plan(project, plan, state), what, on_done=self._run_done,
-                           on_partial=self._run_partial, on_progress=self._live_refresh)
+        return self.start_work(lambda state: run_plan(project, plan, state), what, on_done=self._run_done,
+                               on_partial=self._run_partial, on_progress=self._live_refresh)
 
     def _run_partial(self, item) -> None:
         if isinstance(item, ModelStarted):
@@ -414,8 +412,8 @@ class ProbesPage(Page):
             return jobs.resume_run(project, run_id, state, retry_failed)
 
         label = f"{'Retrying failed answers of' if retry_failed else 'Continuing'} run {run_id}"
-        return self._start(work, label, on_done=self._continued, on_partial=self._live_refresh,
-                           on_progress=self._live_refresh)
+        return self.start_work(work, label, on_done=self._continued, on_partial=self._live_refresh,
+                               on_progress=self._live_refresh)
 
     def _continued(self, report) -> None:
         self.show_summary(f"Run {report.run_id}: {report.done} of {report.total} answered"
@@ -442,8 +440,8 @@ class ProbesPage(Page):
         from workbench.probes.cloze.gpt4books import import_gpt4books
 
         project = self.project
-        return self._start(lambda state: (import_gpt4books(project, paths, label, state=state), label),
-                           "Importing published results", on_done=self._imported)
+        return self.start_work(lambda state: (import_gpt4books(project, paths, label, state=state), label),
+                               "Importing published results", on_done=self._imported)
 
     def _imported(self, imported: tuple) -> None:
         from workbench.probes.cloze.gpt4books import import_summary_text
@@ -476,17 +474,6 @@ class ProbesPage(Page):
         self.show_summary(f"Saved the prompt template {saved.label}; runs now use it.")
 
     # ------------------------------------------------------------------ one background operation at a time
-    def _start(self, work, label: str, *, on_done, on_progress=None, on_partial=None) -> Operation:
-        self.summary.hide()
-        return self.work.start(work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
-                               on_cancelled=self.show_summary, on_progress=on_progress, on_partial=on_partial,
-                               on_end=self._ended)
-
-    def _failed(self, message: str, details: str) -> None:
-        self.show_summary(message)
-        self.show_error(message, details)
-
-    def _ended(self) -> None:
+    def work_ended(self) -> None:
         self._live_timer.stop()
-        if self.project is not None:
-            self.refresh()
+        super().work_ended()

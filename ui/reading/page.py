@@ -31,7 +31,9 @@ from ui import dialogs
 from ui.background import Operation
 from ui.reading.curve_plot import CurvePlot
 from ui.reading.steps import Steps
+from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_only
+from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.summary_box import SummaryBox
@@ -68,7 +70,7 @@ ANSWER_COLUMNS = [
 ]
 
 
-class ReadingPage(Page):
+class ReadingPage(Page, OneOperation):
     key = "reading"
     title = "Reading"
 
@@ -160,17 +162,17 @@ class ReadingPage(Page):
         if not has_project:
             self.reading.drop()
             for combo in (self.steps.book, self.steps.summary_model, self.steps.ask_model, self.model):
-                Steps.fill(combo, [])
+                refill(combo, [])
             self.steps.status.setText("")
             self.refresh_context_hint()
             self._show_results((pd.DataFrame(), pd.DataFrame(), pd.DataFrame()))
             return
-        Steps.fill(self.steps.book, [(f"{b.display_name} ({b.words:,} words)", b.id) for b in list_books(self.project)
+        refill(self.steps.book, [(f"{b.display_name} ({b.words:,} words)", b.id) for b in list_books(self.project)
                                      if b.words])
         models = [(spec.label, spec.label) for spec in runnable_models(self.project)]
-        Steps.fill(self.steps.summary_model, models)
-        Steps.fill(self.steps.ask_model, models)
-        Steps.fill(self.model, [(label, label) for label in answer_models(self.project)])
+        refill(self.steps.summary_model, models)
+        refill(self.steps.ask_model, models)
+        refill(self.model, [(label, label) for label in answer_models(self.project)])
         self.refresh_status()
         self.refresh_context_hint()
         self.refresh_results()
@@ -248,22 +250,6 @@ class ReadingPage(Page):
             self.show_info("Add a book with its text to the library first (Library page), then choose it here.")
         return book
 
-    def _start(self, work, label: str, on_done) -> Operation:
-        self.summary.hide()
-        return self.work.start(work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
-                               on_cancelled=self.show_summary, on_end=self._ended)
-
-    def _failed(self, message: str, details: str) -> None:
-        self.show_summary(message)
-        self.show_error(message, details)
-
-    def _ended(self) -> None:
-        if self.project is not None:
-            self.refresh()
-
-    def show_summary(self, text: str) -> None:
-        self.summary.show_text(text)
-
     def _said(self, text) -> None:
         self.show_summary(str(text))
 
@@ -274,8 +260,8 @@ class ReadingPage(Page):
         from workbench.probes.reading.scenes import make_scenes
 
         project, words = self.project, self.steps.scene_words.value()
-        return self._start(lambda state: f"Cut into {len(make_scenes(project, book, words).scenes):,} scenes.",
-                           "Cutting the book into scenes", self._said)
+        return self.start_work(lambda state: f"Cut into {len(make_scenes(project, book, words).scenes):,} scenes.",
+                               "Cutting the book into scenes", self._said)
 
     def _book_and_model(self, combo: QComboBox) -> tuple[int, str] | None:
         book = self._book()
@@ -295,14 +281,14 @@ class ReadingPage(Page):
 
         project, hierarchical = self.project, self.steps.hierarchical.isChecked()
         if is_paid(get_model(project, label)) and not confirmed:
-            return self._start(lambda state: estimate_summary_cost(project, book, label, hierarchical=hierarchical),
-                               "Estimating what the summaries cost", self._confirm_summaries)
+            return self.start_work(lambda state: estimate_summary_cost(project, book, label, hierarchical=hierarchical),
+                                   "Estimating what the summaries cost", self._confirm_summaries)
         def work(state):
             result = summarize_with_model(project, book, label, hierarchical=hierarchical, state=state)
             return " ".join([result.describe()] + [describe_outcome(project, report, what)
                                                    for what, report in result.unfinished()])
 
-        return self._start(work, f"Summarizing with {label}", self._said)
+        return self.start_work(work, f"Summarizing with {label}", self._said)
 
     def _confirm_summaries(self, estimate) -> None:
         if dialogs.ask(self, f"Summarizing takes {estimate.describe()} Go ahead?"):
@@ -326,8 +312,8 @@ class ReadingPage(Page):
         from workbench.probes.reading.summaries import import_summaries
 
         project = self.project
-        return self._start(lambda state: import_summaries(project, book, path, label, state).describe(),
-                           "Importing summaries", self._said)
+        return self.start_work(lambda state: import_summaries(project, book, path, label, state).describe(),
+                               "Importing summaries", self._said)
 
     def substitute(self) -> Operation | None:
         book = self._book()
@@ -343,7 +329,7 @@ class ReadingPage(Page):
             return f"{len(found.names):,} name words replaced at {len(found.edits):,} places: {shown}" + (
                 ", …" if len(found.names) > 12 else ".")
 
-        return self._start(work, "Finding and replacing the characters' names", self._said)
+        return self.start_work(work, "Finding and replacing the characters' names", self._said)
 
     def build_questions(self) -> Operation | None:
         book = self._book()
@@ -362,7 +348,7 @@ class ReadingPage(Page):
             parts = [f"{int(r.questions)} {r.kind}" for r in counts.itertuples(index=False)]
             return f"Built {int(counts['questions'].sum()):,} questions on the {variant} text: {', '.join(parts)}."
 
-        return self._start(work, "Building questions", self._said)
+        return self.start_work(work, "Building questions", self._said)
 
     def ask(self, *, confirmed: bool = False) -> Operation | None:
         chosen = self._book_and_model(self.steps.ask_model)
@@ -374,15 +360,15 @@ class ReadingPage(Page):
         project, variant = self.project, self.steps.ask_variant.currentData()
         words = self.steps.context_words.value() or None
         if is_paid(get_model(project, label)) and not confirmed:
-            return self._start(lambda state: estimate_questions_cost(project, label, variant=variant, book_ids=[book],
-                                                                     context_words=words),
-                               "Estimating what the questions cost", self._confirm_questions)
+            estimate = lambda state: estimate_questions_cost(project, label, variant=variant,  # noqa: E731
+                                                             book_ids=[book], context_words=words)
+            return self.start_work(estimate, "Estimating what the questions cost", self._confirm_questions)
 
         def work(state):
             reports = run_questions(project, label, variant=variant, book_ids=[book], context_words=words, state=state)
             return "\n".join(describe_outcome(project, report, f"Questions to {label}") for report in reports)
 
-        return self._start(work, f"Asking {label}", self._asked)
+        return self.start_work(work, f"Asking {label}", self._asked)
 
     def _confirm_questions(self, estimate) -> None:
         if dialogs.ask(self, f"Asking the questions takes {estimate.describe()} Go ahead?"):
@@ -391,7 +377,7 @@ class ReadingPage(Page):
     def _asked(self, text: str) -> None:
         self.show_summary(text)
         label = self.steps.ask_model.currentData()
-        Steps.fill(self.model, [(m, m) for m in answer_models(self.project)])
+        refill(self.model, [(m, m) for m in answer_models(self.project)])
         index = self.model.findData(label)
         if index >= 0:
             self.model.setCurrentIndex(index)

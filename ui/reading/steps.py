@@ -138,18 +138,6 @@ class Steps(QWidget):
         self.buttons = [self.cut_button, self.summarize_button, self.import_button, self.substitute_button,
                         self.questions_button, self.ask_button]
 
-    @staticmethod
-    def fill(combo: QComboBox, items: list[tuple[str, object]]) -> None:
-        """Replace the items, keeping the chosen one when it is still there."""
-        current = combo.currentData()
-        combo.blockSignals(True)
-        combo.clear()
-        for text, data in items:
-            combo.addItem(text, data)
-        index = combo.findData(current)
-        combo.setCurrentIndex(index if index >= 0 else 0)
-        combo.blockSignals(False)
-
     def set_busy(self, busy: bool) -> None:
         for button in self.buttons:
             button.setEnabled(not busy)

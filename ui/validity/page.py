@@ -42,7 +42,9 @@ from ui.background import Operation
 from ui.validity.answers_dialog import AnswersDialog
 from ui.validity.books import PassagesBox
 from ui.validity.plot import ValidityPlot
+from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share
+from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.summary_box import SummaryBox
@@ -127,18 +129,7 @@ def _combo(tooltip: str) -> QComboBox:
     return combo
 
 
-def _fill(combo: QComboBox, items: list[tuple[str, Any]], wanted: Any = None) -> None:
-    current = wanted if wanted is not None else combo.currentData()
-    combo.blockSignals(True)
-    combo.clear()
-    for text, data in items:
-        combo.addItem(text, data)
-    index = combo.findData(current)
-    combo.setCurrentIndex(index if index >= 0 else 0)
-    combo.blockSignals(False)
-
-
-class ValidityPage(Page):
+class ValidityPage(Page, OneOperation):
     key = "validity"
     title = "Validity"
 
@@ -325,7 +316,7 @@ class ValidityPage(Page):
     def _load_models(self) -> None:
         if self.project is None:
             for combo in (self.ask_model, self.model, self.by, self.reference):
-                _fill(combo, [])
+                refill(combo, [])
             return
         from workbench.models.registry import list_models
         from workbench.probes.cloze.analysis import model_labels
@@ -334,13 +325,14 @@ class ValidityPage(Page):
 
         task = self.current_task()
         cloze = model_labels(self.project)
-        _fill(self.ask_model, [(f"{s.label}  ({s.backend}{', paid' if self._paid(s) else ''})", s.label)
+        refill(self.ask_model, [(f"{s.label}  ({s.backend}{', paid' if self._paid(s) else ''})", s.label)
                                for s in list_models(self.project) if s.backend != "external"])
         answered = cloze if task == ERRORS else answered_models(self.project, task)
-        _fill(self.model, [(m, m) for m in answered])
-        _fill(self.by, [(m, m) for m in cloze])
-        _fill(self.reference, [(("minutes imported with the passages" if r == "imported" else f"annotation task: {r}"), r)
-                               for r in reference_choices(self.project)])
+        refill(self.model, [(m, m) for m in answered])
+        refill(self.by, [(m, m) for m in cloze])
+        references = [("minutes imported with the passages" if r == "imported" else f"annotation task: {r}", r)
+                      for r in reference_choices(self.project)]
+        refill(self.reference, references)
 
     @staticmethod
     def _paid(spec) -> bool:
@@ -429,9 +421,9 @@ class ValidityPage(Page):
             return None
         project, words, per_book, seed = (self.project, self.passages.words.value(), self.passages.per_book.value(),
                                           self.passages.seed.value())
-        return self._start(lambda state: sample_passages(project, ids, words=words, per_book=per_book, seed=seed,
-                                                         state=state),
-                           f"Sampling passages from {len(ids)} book(s)", on_done=self._sampled)
+        return self.start_work(lambda state: sample_passages(project, ids, words=words, per_book=per_book, seed=seed,
+                                                             state=state),
+                               f"Sampling passages from {len(ids)} book(s)", on_done=self._sampled)
 
     def _sampled(self, summary: pd.DataFrame) -> None:
         counts = summary["status"].value_counts()
@@ -455,8 +447,8 @@ class ValidityPage(Page):
         from workbench.probes.validity.passages import import_passages
 
         project = self.project
-        return self._start(lambda state: import_passages(project, path), "Importing passages",
-                           on_done=self._passages_imported)
+        return self.start_work(lambda state: import_passages(project, path), "Importing passages",
+                               on_done=self._passages_imported)
 
     def _passages_imported(self, frame: pd.DataFrame) -> None:
         self.show_summary(f"Imported {len(frame)} passage(s): {int(frame['new'].sum())} new, "
@@ -476,8 +468,8 @@ class ValidityPage(Page):
         from workbench.probes.validity.references import annotation_task_from_passages
 
         project, ids = self.project, self.passages.checked_book_ids() or None
-        return self._start(lambda state: (name, annotation_task_from_passages(project, name, book_ids=ids)),
-                           "Making the annotation task", on_done=self._task_made)
+        return self.start_work(lambda state: (name, annotation_task_from_passages(project, name, book_ids=ids)),
+                               "Making the annotation task", on_done=self._task_made)
 
     def _task_made(self, made: tuple) -> None:
         name, items = made
@@ -513,8 +505,8 @@ class ValidityPage(Page):
         if not self._paid(spec):
             return self._run(plan)
         project = self.project
-        return self._start(lambda state: (plan, estimate_run(project, task, label, book_ids=ids)),
-                           "Estimating what the run costs", on_done=self._confirm_cost)
+        return self.start_work(lambda state: (plan, estimate_run(project, task, label, book_ids=ids)),
+                               "Estimating what the run costs", on_done=self._confirm_cost)
 
     def _confirm_cost(self, estimated: tuple) -> None:
         plan, estimate = estimated
@@ -530,9 +522,9 @@ class ValidityPage(Page):
 
         project = self.project
         self._remember(False)
-        return self._start(lambda state: run_task(project, plan["task"], plan["label"], book_ids=plan["book_ids"],
-                                                  state=state, retry_failed=plan["retry"]),
-                           f"Asking {plan['label']}: {TASKS[plan['task']].lower()}", on_done=self._run_done)
+        return self.start_work(lambda state: run_task(project, plan["task"], plan["label"], book_ids=plan["book_ids"],
+                                                      state=state, retry_failed=plan["retry"]),
+                               f"Asking {plan['label']}: {TASKS[plan['task']].lower()}", on_done=self._run_done)
 
     def _run_done(self, report) -> None:
         line = f"Run {report.run_id}: {report.done:,} of {report.total:,} passages answered"
@@ -561,8 +553,8 @@ class ValidityPage(Page):
             self.show_info("Choose the task the answers are for (year or narrative time) first.")
             return None
         project = self.project
-        return self._start(lambda state: import_predictions(project, task, path, label, state=state),
-                           "Importing answers", on_done=self._answers_imported)
+        return self.start_work(lambda state: import_predictions(project, task, path, label, state=state),
+                               "Importing answers", on_done=self._answers_imported)
 
     def _answers_imported(self, frame: pd.DataFrame) -> None:
         row = frame.iloc[0]
@@ -584,8 +576,8 @@ class ValidityPage(Page):
             return None
         project = self.project
         self._remember(True)
-        return self._start(lambda state: {**analysis(project, chosen, state), "choices": chosen},
-                           f"Analysing: {TASKS[chosen['task']].lower()}", on_done=self._analysed)
+        return self.start_work(lambda state: {**analysis(project, chosen, state), "choices": chosen},
+                               f"Analysing: {TASKS[chosen['task']].lower()}", on_done=self._analysed)
 
     def _analysed(self, report: dict) -> None:
         self.report = report
@@ -717,23 +709,6 @@ class ValidityPage(Page):
         self.show_summary("Saved " + " and ".join(str(p) for p in self.last_export) + ".")
 
     # ------------------------------------------------------------------ messages and the operation slot
-    def show_summary(self, text: str) -> None:
-        self.summary.show_text(text)
-
-    def _start(self, work, label: str, *, on_done) -> Operation:
-        self.summary.hide()
-        return self.work.start(work, label=label, project=self.project, on_done=on_done, on_error=self._failed,
-                               on_cancelled=self.show_summary, on_end=self._ended)
-
-    def _failed(self, message: str, details: str) -> None:
-        self.show_summary(message)
-        self.show_error(message, details)
-
-    def _ended(self) -> None:
-        if self.project is not None:
-            self.refresh()
-
-
 def analysis(project, chosen: dict, state) -> dict:
     """The analysis the choices ask for (on the worker): the group table, the rows and the chart frames."""
     if chosen["task"] == ERRORS:
