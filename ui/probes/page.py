@@ -20,10 +20,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
-    QLabel,
     QSizePolicy,
     QSplitter,
-    QVBoxLayout,
 )
 
 from ui import dialogs, wording
@@ -34,8 +32,6 @@ from ui.probes.run_settings import RunSettings
 from ui.probes.template_dialog import TemplateDialog
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
-from ui.widgets.progress_row import ProgressRow
-from ui.widgets.summary_box import SummaryBox
 from workbench.errors import UserError
 from workbench.models.base import BackendError
 from workbench.models.registry import get_model, list_models
@@ -117,15 +113,8 @@ class ProbesPage(Page, OneOperation):
         top.setStretchFactor(1, 2)
         top.setChildrenCollapsible(False)
 
-        self.progress = ProgressRow(self.work)
-        self.summary = SummaryBox()
-
         self.results = ResultsPanel()
         self.results.continue_requested.connect(self.continue_run)
-
-        self.hint = QLabel(NO_PROJECT)
-        self.hint.setWordWrap(True)
-        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(top)
@@ -139,11 +128,7 @@ class ProbesPage(Page, OneOperation):
         self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.splitter.setMinimumHeight(self.splitter.minimumSizeHint().height())
 
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.hint)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.splitter, 1)
+        self.lay_out_work(NO_PROJECT, self.splitter)
 
     # ------------------------------------------------------------------ reloading
     def refresh(self) -> None:
@@ -253,15 +238,9 @@ class ProbesPage(Page, OneOperation):
         self.books.extract_button.setEnabled(not busy)
 
     # ------------------------------------------------------------------ messages
-    def _busy_already(self) -> bool:
-        if self.operation is not None:
-            self.show_info("Work is already running on this page. Wait for it to finish, or cancel it first.")
-            return True
-        return False
-
     # ------------------------------------------------------------------ extracting passages
     def extract(self) -> Operation | None:
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         from workbench.probes.cloze.extract import extract_books
         from workbench.probes.cloze.passages import extracted_usage
@@ -317,7 +296,7 @@ class ProbesPage(Page, OneOperation):
 
     def start_run(self, *, retry_failed: bool = False) -> Operation | None:
         """Check the plan; API models first get a cost estimate (in the background) and a question."""
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         plan = self.current_plan(retry_failed=retry_failed)
         try:
@@ -394,7 +373,7 @@ class ProbesPage(Page, OneOperation):
 
     def continue_run(self, run_id: int, retry_failed: bool) -> Operation | None:
         """Continue a stopped run, or ask again only where it failed (through the job runner)."""
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         from workbench import jobs
 
@@ -435,7 +414,7 @@ class ProbesPage(Page, OneOperation):
             self.import_results(paths, label.strip())
 
     def import_results(self, paths: list[str | Path], label: str) -> Operation | None:
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         from workbench.probes.cloze.gpt4books import import_gpt4books
 

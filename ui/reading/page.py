@@ -35,8 +35,6 @@ from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_only
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
-from ui.widgets.progress_row import ProgressRow
-from ui.widgets.summary_box import SummaryBox
 from workbench.corpus.library import list_books
 from workbench.models.registry import get_model
 from workbench.probes.reading import results
@@ -143,16 +141,7 @@ class ReadingPage(Page, OneOperation):
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
-        self.hint = QLabel(NO_PROJECT)
-        self.hint.setWordWrap(True)
-        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.progress = ProgressRow(self.work)
-        self.summary = SummaryBox()
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.hint)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.splitter, 1)
+        self.lay_out_work(NO_PROJECT, self.splitter)
 
     # ------------------------------------------------------------------ reloading
     def refresh(self) -> None:

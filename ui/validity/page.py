@@ -46,8 +46,6 @@ from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
-from ui.widgets.progress_row import ProgressRow
-from ui.widgets.summary_box import SummaryBox
 from workbench.errors import UserError
 
 YEAR, NARRATIVE, ERRORS = "year", "narrative-time", "errors"
@@ -273,16 +271,7 @@ class ValidityPage(Page, OneOperation):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
 
-        self.hint = QLabel(NO_PROJECT)
-        self.hint.setWordWrap(True)
-        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.progress = ProgressRow(self.work)
-        self.summary = SummaryBox()
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.hint)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.splitter, 1)
+        self.lay_out_work(NO_PROJECT, self.splitter)
         for combo in (self.model, self.by, self.groups, self.reference):
             combo.currentIndexChanged.connect(self._choices_changed)
         self._task_changed()
@@ -404,14 +393,8 @@ class ValidityPage(Page, OneOperation):
             button.setEnabled(False)
 
     # ------------------------------------------------------------------ passages
-    def _busy_already(self) -> bool:
-        if self.work.busy:
-            self.show_info("Work is already running on this page. Wait for it to finish, or cancel it first.")
-            return True
-        return False
-
     def sample(self) -> Operation | None:
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         from workbench.probes.validity.passages import sample_passages
 
@@ -442,7 +425,7 @@ class ValidityPage(Page, OneOperation):
             self.import_passages(path)
 
     def import_passages(self, path: str | Path) -> Operation | None:
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         from workbench.probes.validity.passages import import_passages
 
@@ -463,7 +446,7 @@ class ValidityPage(Page, OneOperation):
             self.make_annotation_task(name.strip())
 
     def make_annotation_task(self, name: str) -> Operation | None:
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         from workbench.probes.validity.references import annotation_task_from_passages
 
@@ -479,7 +462,7 @@ class ValidityPage(Page, OneOperation):
     # ------------------------------------------------------------------ asking a model
     def start_run(self, *, label: str | None = None) -> Operation | None:
         """Run the task on the chosen model; a paid API first gets its cost estimated and a question."""
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         from workbench.models.base import BackendError
         from workbench.models.registry import get_model
@@ -544,7 +527,7 @@ class ValidityPage(Page, OneOperation):
             self.import_answers(path, label.strip())
 
     def import_answers(self, path: str | Path, label: str) -> Operation | None:
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         from workbench.probes.validity.predictions import import_predictions
 
@@ -563,7 +546,7 @@ class ValidityPage(Page, OneOperation):
 
     # ------------------------------------------------------------------ analysing
     def analyse(self) -> Operation | None:
-        if self.require_project() is None or self._busy_already():
+        if not self.can_start():
             return None
         chosen = self.choices()
         if not chosen["model"] or not chosen["by"]:

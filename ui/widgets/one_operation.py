@@ -8,11 +8,42 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from ui.widgets.progress_row import ProgressRow
+from ui.widgets.summary_box import SummaryBox
+
 if TYPE_CHECKING:
     from ui.background import Operation
 
+BUSY = "Work is already running on this page. Wait for it to finish, or cancel it first."
+
 
 class OneOperation:
+    def lay_out_work(self, no_project: str, body: QWidget) -> None:
+        """The view's layout: ``hint`` (``no_project``, shown while no project is open), the progress row of
+        ``work``, the ``summary`` box, then ``body`` taking the rest."""
+        self.hint = QLabel(no_project)
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.progress = ProgressRow(self.work)
+        self.summary = SummaryBox()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.summary)
+        layout.addWidget(body, 1)
+
+    def can_start(self) -> bool:
+        """True with a project open and no work of the view running; otherwise says what to do."""
+        if self.require_project() is None:
+            return False
+        if self.work.busy:
+            self.show_info(BUSY)
+            return False
+        return True
+
     def show_summary(self, text: str) -> None:
         self.summary.show_text(text)
 
