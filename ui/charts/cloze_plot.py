@@ -21,7 +21,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ui.charts.palette import (
     BAR_COLOUR,
@@ -33,7 +33,7 @@ from ui.charts.palette import (
     translucent,
 )
 from ui.widgets.frame_table import is_missing
-from ui.widgets.marked_plot import clear_panel
+from ui.widgets.marked_plot import clear_panel, lay_out_chart
 from workbench.probes.cloze.charts import (
     CROWDED_ALPHA,
     INTERVAL_ALPHA,
@@ -116,9 +116,6 @@ class ChartView(QWidget):
         self.marks: list[Mark] = []
         self.bars: list[Bar] = []
         self.hover_text = ""
-        self.caption = QLabel("")
-        self.caption.setWordWrap(True)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.plot = pg.GraphicsLayoutWidget()
         self.plot.setBackground("w")
         self.plot.setObjectName("cloze-plot")
@@ -129,15 +126,7 @@ class ChartView(QWidget):
         self.side = self._panel()  # the named best and worst books beside a long ranking
         self.top_margin = self._panel()  # a crowded scatter's distributions along its axes
         self.right_margin = self._panel()
-        self.legend = QLabel("")
-        self.legend.setWordWrap(True)
-        self.legend.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.legend.hide()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.caption)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(self.legend)
+        self.caption, self.legend = lay_out_chart(self, self.plot)
         self.hover_labels = {id(panel): self._hover_label() for panel in (self.main, self.side)}
         self.hover_label = self.hover_labels[id(self.main)]
         self.panels: list[pg.PlotItem] = []

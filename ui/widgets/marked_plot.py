@@ -57,6 +57,24 @@ def clear_panel(panel: pg.PlotItem, left_width: int) -> None:
     panel.setTitle("")
 
 
+def lay_out_chart(owner: QWidget, plot: QWidget) -> tuple[QLabel, QLabel]:
+    """``owner``'s layout for a chart: a caption above ``plot`` and a legend (hidden until it has text) below;
+    the caption and the legend."""
+    caption = QLabel("")
+    caption.setWordWrap(True)
+    caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    legend = QLabel("")
+    legend.setWordWrap(True)
+    legend.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    legend.hide()
+    layout = QVBoxLayout(owner)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(caption)
+    layout.addWidget(plot, 1)
+    layout.addWidget(legend)
+    return caption, legend
+
+
 class MarkedPlot(QWidget):
     picked = Signal(dict)  # the clicked mark's data
 
@@ -65,21 +83,10 @@ class MarkedPlot(QWidget):
         self.kind = ""
         self.marks: list[Mark] = []
         self.hover_text = ""
-        self.caption = QLabel("")
-        self.caption.setWordWrap(True)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMenuEnabled(False)
         self.plot.setAntialiasing(True)
-        self.legend = QLabel("")
-        self.legend.setWordWrap(True)
-        self.legend.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.legend.hide()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.caption)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(self.legend)
+        self.caption, self.legend = lay_out_chart(self, self.plot)
         self.hover_label = pg.TextItem("", anchor=(0, 1), fill=pg.mkBrush(255, 255, 255, 235),
                                        border=pg.mkPen("#909090"))
         self.hover_label.setZValue(1000)
