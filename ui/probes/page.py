@@ -33,9 +33,7 @@ from ui.probes.template_dialog import TemplateDialog
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from workbench.errors import UserError
-from workbench.models.base import BackendError
-from workbench.models.registry import get_model, list_models
-from workbench.models.secrets import key_from_environment
+from workbench.models.registry import get_model, list_models, require_api_key
 from workbench.probes.cloze.analysis import BOOK_COLUMNS, book_accuracy
 from workbench.probes.cloze.overview import OVERVIEW_COLUMNS, RUN_COLUMNS, books_overview, cloze_runs
 from workbench.probes.cloze.plan import (
@@ -304,11 +302,7 @@ class ProbesPage(Page, OneOperation):
             specs = [get_model(self.project, label) for label in plan.models]
             paid = [spec.label for spec in specs if is_paid(spec)]
             for spec in specs:  # a missing key is said before any cost question, not after the run failed
-                if spec.api_key_env:
-                    try:
-                        key_from_environment(spec.api_key_env)
-                    except BackendError as exc:
-                        raise UserError(f"{spec.label} cannot be asked yet. {exc}") from None
+                require_api_key(spec)
         except UserError as exc:
             self.show_error(str(exc))
             return None

@@ -464,9 +464,7 @@ class ValidityPage(Page, OneOperation):
         """Run the task on the chosen model; a paid API first gets its cost estimated and a question."""
         if not self.can_start():
             return None
-        from workbench.models.base import BackendError
-        from workbench.models.registry import get_model
-        from workbench.models.secrets import key_from_environment
+        from workbench.models.registry import get_model, require_api_key
         from workbench.probes.validity.run import estimate_run
 
         task, label = self.current_task(), label or self.ask_model.currentData()
@@ -476,11 +474,7 @@ class ValidityPage(Page, OneOperation):
         ids = self.passages.checked_book_ids() or None
         try:
             spec = get_model(self.project, label)
-            if spec.api_key_env:
-                try:
-                    key_from_environment(spec.api_key_env)
-                except BackendError as exc:
-                    raise UserError(f"{spec.label} cannot be asked yet. {exc}") from None
+            require_api_key(spec)
         except UserError as exc:
             self.show_error(str(exc))
             return None

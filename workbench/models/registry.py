@@ -386,6 +386,16 @@ def runnable_model(project: "Project", model: "str | int | ModelSpec", doing: st
     return spec
 
 
+def require_api_key(spec: ModelSpec) -> None:
+    """Says, before any cost question or run, that a model reading its API key from an environment variable
+    cannot be asked while that variable is not set."""
+    if spec.api_key_env:
+        try:
+            secrets.key_from_environment(spec.api_key_env)
+        except BackendError as exc:
+            raise UserError(f"{spec.label} cannot be asked yet. {exc}") from None
+
+
 def open_backend(spec: ModelSpec, project: "Project | None" = None, *, use_cache: bool = True) -> Backend:
     """A working backend for ``spec``; with a project, answers are cached in it (``models.cache``)."""
     backend = _open_uncached(spec)
