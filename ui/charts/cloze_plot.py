@@ -33,7 +33,7 @@ from ui.charts.palette import (
     translucent,
 )
 from ui.widgets.frame_table import is_missing
-from ui.widgets.marked_plot import clear_panel, lay_out_chart
+from ui.widgets.marked_plot import clear_panel, lay_out_chart, show_message_in
 from workbench.probes.cloze.charts import (
     CROWDED_ALPHA,
     INTERVAL_ALPHA,
@@ -211,14 +211,8 @@ class ChartView(QWidget):
 
     def show_message(self, text: str) -> None:
         item = self._reset("message")
-        for name in ("left", "bottom"):  # a message on empty axes looks like a broken chart
-            item.hideAxis(name)
         self.set_caption("")
-        self.message.setText(text)
-        item.addItem(self.message)
-        self.message.setPos(0.5, 0.5)
-        item.setXRange(0, 1, padding=0)
-        item.setYRange(0, 1, padding=0)
+        show_message_in(item, self.message, text)
 
     def _book_points(self, panel: pg.PlotItem, rows: pd.DataFrame, y: np.ndarray, colours: list[str], *,
                      size: float, interval_pen: pg.QtGui.QPen, beam: float) -> None:

@@ -75,6 +75,18 @@ def lay_out_chart(owner: QWidget, plot: QWidget) -> tuple[QLabel, QLabel]:
     return caption, legend
 
 
+def show_message_in(panel: pg.PlotItem, message: pg.TextItem, text: str) -> None:
+    """``text`` in the middle of an emptied ``panel``, without axes (a message on empty axes looks like a
+    broken chart)."""
+    for name in ("left", "bottom"):
+        panel.hideAxis(name)
+    message.setText(text)
+    panel.addItem(message)
+    message.setPos(0.5, 0.5)
+    panel.setXRange(0, 1, padding=0)
+    panel.setYRange(0, 1, padding=0)
+
+
 class MarkedPlot(QWidget):
     picked = Signal(dict)  # the clicked mark's data
 
@@ -128,15 +140,8 @@ class MarkedPlot(QWidget):
         self.legend.setVisible(bool(dots))
 
     def show_message(self, text: str) -> None:
-        item = self.reset("message")
-        for name in ("left", "bottom"):
-            item.hideAxis(name)
         self.set_caption("")
-        self.message.setText(text)
-        item.addItem(self.message)
-        self.message.setPos(0.5, 0.5)
-        item.setXRange(0, 1, padding=0)
-        item.setYRange(0, 1, padding=0)
+        show_message_in(self.reset("message"), self.message, text)
 
     # ------------------------------------------------------------------ hover and click
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
