@@ -4,11 +4,11 @@
 - ``gui_stall_run``: while a name-cloze run of 1,000 passages goes on the Probes page, its accuracy table
   filling in as answers arrive (an OpenAI-compatible stub server on 127.0.0.1, 8 answers at a time);
 - on a project of 571 books and two models (114,200 made-up answers in the published format,
-  ``benchmarks.published_results``), the Charts and Probes pages as the window has them:
-  ``gui_stall_opening``: the project opened (both pages read it) and the Charts page shown, the first
-  chart drawn (the session's first statistics: scipy and statsmodels are imported then, on a worker);
+  ``benchmarks.published_results``), in the app's own window:
+  ``gui_stall_opening``: the project opened (the Library page on screen) and the Charts page shown, the
+  first chart drawn (the session's first statistics: scipy and statsmodels are imported then, on a worker);
   ``gui_stall_switching``: switching charts and their choices, hovering, a book's passages, the Probes page
-  shown with its result tables, its tabs.
+  shown with its result tables, its tabs, the Library and Charts pages again.
 
 Each line names the step with the longest stall, the longest stall of each step, the processor time spent
 in that longest gap (by the GUI thread, by the whole process) and the longest stretch of work on the GUI
@@ -250,33 +250,32 @@ def published_project(folder: Path, books: int):
 
 
 def stall_while_switching(app, quick: bool):
-    from PySide6.QtCore import QPointF, QTimer
+    from PySide6.QtCore import QPointF, QSettings, QTimer
 
-    from ui.background import BackgroundOps
-    from ui.charts.page import ChartsPage
-    from ui.probes.page import ProbesPage
+    from ui.main_window import MainWindow
 
     books = 100 if quick else 571
     with tempfile.TemporaryDirectory() as folder:
         project = published_project(Path(folder), books)
-        gc.collect()  # the garbage of building the project, made while no event loop ran to collect it
         answers = project.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        ops = BackgroundOps()
-        charts = ChartsPage(ops)
-        charts.resize(1400, 900)
-        charts.show()
+        path = project.path
+        project.close()
+        gc.collect()  # the garbage of building the project, made while no event loop ran to collect it
+        window = MainWindow(settings=QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat))
+        window.resize(1400, 900)
+        window.show()
+        ops = window.ops
         meter = StallMeter()
         idle = lambda: not ops.busy  # noqa: E731
-        probes = ProbesPage(ops)
-        probes.resize(1400, 900)
         meter.start()
         try:
-            # opening the project: the window gives it to every page, then shows the one on screen
-            run_step(meter, "the project opened", lambda: (charts.set_project(project), probes.set_project(project)),
-                     idle)
-            run_step(meter, "the Charts page shown", charts.on_shown, idle)
+            # opening the project from the File menu: the window gives it to every page and shows the one on screen
+            run_step(meter, "the project opened", lambda: window.open_project(path), idle)
+            settle(meter, "the project opened", 0.2)
+            run_step(meter, "the Charts page shown", lambda: window.show_page("charts"), idle)
             settle(meter, "the Charts page shown", 0.2)
             opening = list(meter.longest)
+            charts, probes = window.pages["charts"], window.pages["probes"]
             other = [m for m in ("gpt4", "chatgpt") if m != charts.model.currentData()][0]
             for step, choices in [
                 ("model against model", {"chart": "cloze-models"}),
@@ -307,18 +306,20 @@ def stall_while_switching(app, quick: bool):
                      lambda: idle() and charts.passages_dialog is not None)
             settle(meter, "opening a book's passages", 0.2)
             charts.passages_dialog.close()
-            run_step(meter, "the Probes page shown", lambda: (charts.hide(), probes.show(), probes.on_shown()), idle)
+            run_step(meter, "the Probes page shown", lambda: window.show_page("probes"), idle)
             settle(meter, "the Probes page shown", 0.2)
             run_step(meter, "the Runs tab", lambda: probes.results.setCurrentIndex(1), idle)
             run_step(meter, "the accuracy tab", lambda: probes.results.setCurrentIndex(0), idle)
             settle(meter, "the accuracy tab", 0.1)
+            run_step(meter, "the Library page shown", lambda: window.show_page("library"), idle)
+            settle(meter, "the Library page shown", 0.2)
+            run_step(meter, "the Charts page again", lambda: window.show_page("charts"), idle)
+            settle(meter, "the Charts page again", 0.2)
             shown = probes.results.accuracy.rowCount()
         finally:
             meter.stop()
-            ops.join()
-            charts.close()
-            probes.close()
-        project.close()
+            window.ops.join()
+            window.close()
     switching = [step for step in meter.longest if step not in opening]
     facts = {"books": books, "answers": answers}
     for name, steps, extra in (("gui_stall_opening", opening, {}),

@@ -285,7 +285,10 @@ class MainWindow(QMainWindow):
             return
         self.stack.setCurrentIndex(row)
         page = self.current_page()
+        for other in self.pages.values():
+            other.off_screen = other is not page
         page.on_shown()
+        page.refresh_due = False
         self._apply_blinding()
 
     def blinded_page(self) -> Page | None:

@@ -172,3 +172,38 @@ def test_a_dialog_opens_no_larger_than_the_screen(qtbot):
     assert dialog.width() <= room.width() * SCREEN_SHARE and dialog.height() <= room.height() * SCREEN_SHARE
     resize_to_fit(dialog, 300, 200)
     assert (dialog.width(), dialog.height()) == (300, 200)  # a small wish is kept as it is
+
+
+def _project_with_books(path, *stems):
+    from tests.fixtures.cloze_books import write_book
+    from workbench.corpus.importer import import_paths
+
+    project = Project.create(path)
+    folder = path.parent / f"{path.stem}-books"
+    folder.mkdir()
+    import_paths(project, [write_book(folder, stem, 3, first=n) for n, stem in enumerate(stems)])
+    project.close()
+    return path
+
+
+def test_opening_a_project_reads_only_the_page_on_screen_and_the_others_when_shown(qtbot, tmp_path):
+    """Every page read a newly opened project at once: 0.6 s of a frozen window at 571 books."""
+    first = _project_with_books(tmp_path / "a.palimpsest", "quay-tales", "snow-house")
+    second = _project_with_books(tmp_path / "b.palimpsest", "moor-letters")
+    window = make_window(qtbot, tmp_path)
+    library, probes = window.pages["library"], window.pages["probes"]
+    assert window.open_project(first)
+    assert window.current_page() is library and library.model.rowCount() == 2
+    assert probes.project is window.project and probes.refresh_due  # given the project, not read yet
+    assert probes.books.table.rowCount() == 0
+    window.show_page("probes")
+    assert not probes.refresh_due and probes.books.table.rowCount() == 2
+
+    assert window.open_project(second)  # now the Probes page is on screen: it reads at once, the Library later
+    assert probes.books.table.rowCount() == 1 and library.refresh_due
+    window.show_page("library")
+    assert library.model.rowCount() == 1 and not library.refresh_due
+
+    window.close_project()  # closing empties every page at once, shown or not
+    assert probes.project is None and not probes.refresh_due and probes.books.table.rowCount() == 0
+    window.shutdown()

@@ -45,10 +45,9 @@ class LeakagePage(Page):
         self.refresh()
 
     def set_project(self, project) -> None:
-        self.project = project
         for index in range(self.tabs.count()):
             self.tabs.widget(index).project = project
-        self.refresh()
+        super().set_project(project)
 
     def refresh(self) -> None:
         self.hint.setVisible(self.project is None)

@@ -120,8 +120,12 @@ class BooksChooser(QGroupBox):
     def load(self, project, overview: pd.DataFrame, *, keep_ticks: bool = True) -> None:
         """Show ``books_overview``. With ``keep_ticks`` books ticked before stay ticked and new books start
         unticked; otherwise (a project just opened) every book is ticked, up to ``TICK_ALL_UP_TO`` books."""
-        ticked = set(self.ticks.checked_book_ids()) if keep_ticks else set()
         overview = overview.reset_index(drop=True)
+        if keep_ticks and project is self.ticks.project and overview.equals(self.ticks.overview):
+            # the page is shown again and nothing changed: the rows stand (filling 571 of them took 50 ms)
+            self.ticks.refresh_count()
+            return
+        ticked = set(self.ticks.checked_book_ids()) if keep_ticks else set()
         if not keep_ticks and len(overview) <= TICK_ALL_UP_TO:
             ticked = {int(b) for b in overview["book_id"]}
         self.ticks.project = project

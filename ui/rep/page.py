@@ -46,7 +46,9 @@ class RepPage(Page):
             tab.set_project(self.project)
 
     def on_shown(self) -> None:
-        if self.project is not None:
+        if self.refresh_due:
+            self.refresh()
+        elif self.project is not None:
             self.runs_tab.refresh()
             self.classify_tab.refresh()
             self.entities_tab.refresh()

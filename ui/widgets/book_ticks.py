@@ -124,7 +124,7 @@ class BookTicks(QWidget):
                 self.fill_row(row, record, ticked)
         self._loading = False
         self.fit_title_column()
-        self._ticks_changed()
+        self.refresh_count()
 
     def fill_row(self, row: int, record: Any, ticked: set[int]) -> None:
         raise NotImplementedError
@@ -169,7 +169,7 @@ class BookTicks(QWidget):
             if int(item.data(BOOK_ID_ROLE)) in wanted:
                 item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
         self._loading = False
-        self._ticks_changed()
+        self.refresh_count()
 
     def set_all_checked(self, checked: bool) -> None:
         self.set_checked(self.all_book_ids(), checked)
@@ -193,9 +193,10 @@ class BookTicks(QWidget):
 
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
         if not self._loading and item.column() == 0:
-            self._ticks_changed()
+            self.refresh_count()
 
-    def _ticks_changed(self) -> None:
+    def refresh_count(self) -> None:
+        """Say how many books are ticked and tell the listeners (``changed``)."""
         self.count_label.setText(self.count_text() if self.table.rowCount() else self.NO_BOOKS)
         self.changed.emit()
 
