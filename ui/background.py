@@ -16,6 +16,7 @@ when the operation ends.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import traceback
 from dataclasses import dataclass
@@ -66,15 +67,30 @@ class Operation(QObject):
         self.running = False
 
 
+class _Relay(QObject):
+    """Tells the main thread that a worker is done with an operation. A worker sends this only after it has let
+    go of the operation and of its work: when the last reference to a Qt object's Python wrapper went away on
+    a worker while the main thread deleted the object (``deleteLater``), the window could crash."""
+
+    finished = Signal(int)  # the operation's number
+
+
 class _Worker(QRunnable):
-    def __init__(self, op: Operation, fn: Callable[[TaskState], Any], project: Any):
+    def __init__(self, op: Operation, fn: Callable[[TaskState], Any], project: Any, relay: _Relay, number: int):
         super().__init__()
         self.op = op
         self.fn = fn
         self.project = project
+        self.relay, self.number = relay, number
         self.setAutoDelete(True)
 
     def run(self) -> None:  # worker thread
+        self._work()
+        relay, number = self.relay, self.number
+        self.op = self.fn = self.project = self.relay = None  # nothing of the operation is freed on this thread
+        relay.finished.emit(number)
+
+    def _work(self) -> None:
         op = self.op
         try:
             result = self.fn(op.state)
@@ -104,7 +120,6 @@ class _Worker(QRunnable):
                     release()
                 except Exception:  # never let cleanup hide the result the page is waiting for
                     log.exception("Could not close a worker's connection to the project")
-            op.ended.emit()
 
 
 class BackgroundOps(QObject):
@@ -117,6 +132,10 @@ class BackgroundOps(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max_threads)
         self.operations: list[Operation] = []
+        self._relay = _Relay(self)
+        self._relay.finished.connect(self._worker_finished)
+        self._on_workers: dict[int, Operation] = {}
+        self._numbers = itertools.count()
 
     def run(
         self,
@@ -144,13 +163,18 @@ class BackgroundOps(QObject):
                 signal.connect(callback)
         op.ended.connect(self._on_ended)
         self.operations.append(op)
-        self.pool.start(_Worker(op, fn, project))
+        number = next(self._numbers)
+        self._on_workers[number] = op
+        self.pool.start(_Worker(op, fn, project, self._relay, number))
         self.changed.emit()
         return op
 
     def slot(self, owner: QObject) -> "OperationSlot":
         """The slot for ``owner``'s one operation at a time (see ``OperationSlot``)."""
         return OperationSlot(self, owner)
+
+    def _worker_finished(self, number: int) -> None:
+        self._on_workers.pop(number).ended.emit()
 
     def _on_ended(self) -> None:
         op = self.sender()

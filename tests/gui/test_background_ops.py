@@ -350,3 +350,29 @@ def test_callbacks_of_background_work_in_the_gui_are_never_lambdas():
                         isinstance(value, ast.Lambda) or isinstance(value, ast.Name) and value.id in nested):
                     offenders.append(f"{path.relative_to(root.parent)}:{call.lineno} {keyword.arg}")
     assert offenders == []
+
+
+def test_a_worker_lets_go_of_its_work_before_the_operation_ends_so_nothing_qt_is_freed_on_it(qtbot):
+    """When the last reference to a Qt object's wrapper went away on a worker while the main thread deleted the
+    object (``deleteLater`` at the end of an operation), the window could crash. By the time ``ended`` reaches the
+    main thread, the worker holds nothing of the operation or of its work any more."""
+    import weakref
+
+    ops = BackgroundOps()
+    released_when_ended: list[bool] = []
+    freed_in: list[int] = []
+
+    class Sentinel:  # held only by the work function
+        pass
+
+    for _ in range(100):
+        sentinel = Sentinel()
+        alive = weakref.ref(sentinel)
+        op = ops.run(lambda state, held=sentinel: None, label="Nothing",
+                     on_end=lambda alive=alive: released_when_ended.append(alive() is None))
+        weakref.finalize(op, lambda: freed_in.append(threading.get_ident()))
+        del sentinel, op
+    qtbot.waitUntil(lambda: len(released_when_ended) == 100 and not ops.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: len(freed_in) == 100, timeout=5000)  # deleteLater has run on the main thread
+    assert released_when_ended == [True] * 100
+    assert set(freed_in) == {threading.get_ident()}
