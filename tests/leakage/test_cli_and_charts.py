@@ -116,3 +116,11 @@ def test_leakage_charts_are_written_with_their_csv(scoring_models, corpus_dir, b
     assert len(plotted) == 3 and {"tokens", "longest", "unlikely_by_chance"} <= set(plotted[0])
     scores = _csv((tmp_path / "membership-scores.csv").read_text(encoding="utf-8"))
     assert {r["member"] for r in scores} == {"yes", "no"} and {"auc", "auc_low", "auc_high"} <= set(scores[0])
+
+
+def test_no_validity_passages_says_how_to_sample_them(project):
+    from workbench.errors import UserError
+    from workbench.probes.leakage import passages
+
+    with pytest.raises(UserError, match="palimpsest validity passages"):
+        passages.gather(project, "validity")

@@ -102,3 +102,34 @@ def test_without_cloze_results_the_accuracy_is_blank_and_a_named_model_is_an_err
     assert frequency.book_frequency(project, "mini")["accuracy"].isna().all()
     with pytest.raises(UserError, match="no model called 'nobody'"):
         frequency.book_frequency(project, "mini", model="nobody")
+
+
+def test_counts_made_with_other_settings_are_never_mixed_in(project, books):
+    """A count with 2-word n-grams after one with 4-word n-grams showed a mixture, and going back to the first
+    settings never showed their results again."""
+    frequency.run_frequency(project, "mini", per_book=2, gram=4, seed=3)
+    four = frequency.grams_frame(project, "mini", {"per_book": 2, "gram": 4, "seed": 3})
+    first_book, second_book = books[0][0], books[1][0]
+    frequency.run_frequency(project, "mini", per_book=1, gram=2, seed=3, book_ids=[first_book])
+    newest = frequency.book_frequency(project, "mini")  # by default: the newest count's settings, whole
+    assert newest.attrs["settings"] == {"per_book": 1, "gram": 2, "seed": 3}
+    assert newest["book_id"].tolist() == [first_book] and newest["passages"].tolist() == [1]
+    again = frequency.grams_frame(project, "mini", {"per_book": 2, "gram": 4, "seed": 3})
+    assert again.sort_values("item_id").reset_index(drop=True).equals(four.sort_values("item_id").reset_index(drop=True))
+    assert {len(g.split()) for g in again["gram"]} == {4} and len(again) == 10
+    only = frequency.book_frequency(project, "mini", settings={"per_book": 2, "gram": 4, "seed": 3},
+                                    book_ids=[second_book])
+    assert only["book_id"].tolist() == [second_book] and only["passages"].tolist() == [2]
+
+
+def test_a_corpus_built_again_under_the_same_name_starts_without_the_old_counts(project, books, tmp_path):
+    frequency.run_frequency(project, "mini", per_book=2, gram=4, seed=3)
+    assert frequency.book_frequency(project, "mini")["mean_count"].max() > 0
+    corpora.remove_corpus(project, "mini", delete_files=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "unrelated.txt").write_text("Nothing in these lines comes from any of the books at all.\n" * 20)
+    corpora.build_corpus(project, "mini", [other])
+    assert frequency.book_frequency(project, "mini").empty  # the counts were made in the corpus removed
+    frequency.run_frequency(project, "mini", per_book=2, gram=4, seed=3)
+    assert frequency.book_frequency(project, "mini")["mean_count"].max() == 0

@@ -129,3 +129,16 @@ def test_click_through_detail_marks_the_longest_overlap(mini_corpus, queries):
     start, end = detail["span"]
     assert detail["text"][start:end] == detail["longest_text"]
     assert report.run_id
+
+
+def test_a_corpus_built_again_under_its_old_name_shows_none_of_the_old_overlaps(mini_corpus, queries, tmp_path):
+    overlap.run_overlap(mini_corpus, "mini", str(queries))
+    assert overlap.overlap_frame(mini_corpus, "mini")["longest"].max() > 5
+    corpora.remove_corpus(mini_corpus, "mini", delete_files=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "unrelated.txt").write_text("Quite different words fill this small corpus from start to end.\n")
+    corpora.build_corpus(mini_corpus, "mini", [other])  # the same name, and the number the old one had
+    assert overlap.overlap_frame(mini_corpus, "mini").empty and overlap.overlap_frame(mini_corpus).empty
+    overlap.run_overlap(mini_corpus, "mini", str(queries))
+    assert overlap.overlap_frame(mini_corpus, "mini")["longest"].max() <= 2

@@ -233,10 +233,12 @@ def cmd_frequency(args) -> int:
         report = run_frequency(project, args.corpus, per_book=args.per_book, gram=args.gram, seed=args.seed,
                                book_ids=args.book, state=progress_state(f"Counting in {args.corpus}"))
         status = report_run(report, args.project, f"N-gram counts in {args.corpus}", out=sys.stderr)
+        chosen = {"model": args.model, "split": args.split, "book_ids": args.book,
+                  "settings": {"per_book": args.per_book, "gram": args.gram, "seed": args.seed}}
         if args.correlations:
-            print_frame(correlations(project, args.corpus, model=args.model, split=args.split), args.format)
+            print_frame(correlations(project, args.corpus, **chosen), args.format)
         else:
-            print_frame(book_frequency(project, args.corpus, model=args.model, split=args.split), args.format)
+            print_frame(book_frequency(project, args.corpus, **chosen), args.format)
     return status
 
 

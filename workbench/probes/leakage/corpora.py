@@ -181,6 +181,10 @@ def remove_corpus(project: "Project", name: str, *, delete_files: bool = False) 
     corpus = get_corpus(project, name)
     with project.db.transaction():
         project.db.execute("DELETE FROM reference_corpora WHERE id = ?", [corpus.id])
+        # The runs against it keep their answers but no longer name it: a corpus built later may get its number
+        # (and its name), and its results must never be mixed with these.
+        project.db.execute("UPDATE runs SET config = json_set(config, '$.corpus_id', NULL, '$.removed_corpus_id', ?)"
+                           " WHERE json_extract(config, '$.corpus_id') = ?", [corpus.id, corpus.id])
     if delete_files and corpus.kind == LOCAL:
         shutil.rmtree(corpus.folder(project), ignore_errors=True)
 

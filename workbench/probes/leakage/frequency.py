@@ -36,6 +36,7 @@ KIND = "leakage-frequency"
 PER_BOOK = 10
 GRAM = 10
 SEED = 0
+SETTINGS = ("per_book", "gram", "seed")  # what a count depends on besides the corpus
 YEAR_SPLIT = 1928
 BOOK_COLUMNS = ["book", "book_id", "year", "group", "passages", "mean_count", "median_count", "zero_counts",
                 "accuracy", "cloze_n"]
@@ -106,11 +107,30 @@ register_resumer(KIND, resume)
 
 
 # ---------------------------------------------------------------------------------------------- reading
-def grams_frame(project: "Project", corpus: str) -> pd.DataFrame:
-    """Every n-gram counted against ``corpus``: book, passage, the n-gram and its count."""
-    found = responses(project, KIND, config_filter={"corpus": corpus})
+def counted_settings(project: "Project", corpus: str) -> dict[str, int] | None:
+    """The settings (``per_book``, ``gram``, ``seed``) of the newest count against ``corpus``; None before any."""
+    corpus_id = get_corpus(project, corpus).id
+    rows = project.db.execute("SELECT params, config FROM runs WHERE kind = ? ORDER BY id DESC", [KIND]).fetchall()
+    for params, config in rows:
+        if json.loads(config or "{}").get("corpus_id") == corpus_id:
+            stored = json.loads(params or "{}")
+            return {key: int(stored[key]) for key in SETTINGS if key in stored}
+    return None
+
+
+def grams_frame(project: "Project", corpus: str, settings: dict[str, int] | None = None,
+                book_ids: Sequence[int] | None = None) -> pd.DataFrame:
+    """The n-grams counted against ``corpus`` with ``settings`` (``per_book``, ``gram``, ``seed``; by default
+    those of the newest count): book, passage, the n-gram and its count. Counts made with other settings, or
+    against an earlier corpus of the same name, are never mixed in. ``book_ids`` keeps those books only."""
+    settings = settings or counted_settings(project, corpus)
+    columns = ["book", "book_id", "passage_id", "item_id", "gram", "count"]
+    if settings is None:
+        return pd.DataFrame(columns=columns)
+    found = responses(project, KIND, config_filter={"corpus_id": get_corpus(project, corpus).id},
+                      params_filter={key: int(settings[key]) for key in SETTINGS})
     if found.empty:
-        return pd.DataFrame(columns=["book", "book_id", "passage_id", "item_id", "gram", "count"])
+        return pd.DataFrame(columns=columns)
     info = passage_store.passages_frame(project, found["item_id"].astype(int).tolist()).set_index("passage_id")
     rows = []
     for item, raw in zip(found["item_id"].astype(int), found["raw"]):
@@ -118,7 +138,10 @@ def grams_frame(project: "Project", corpus: str) -> pd.DataFrame:
         rows.append({"book": info.loc[item, "book"], "book_id": info.loc[item, "book_id"],
                      "passage_id": info.loc[item, "source_key"], "item_id": item, "gram": data["gram"],
                      "count": int(data["count"])})
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows, columns=columns)
+    if book_ids is not None:
+        frame = frame[frame["book_id"].isin([int(b) for b in book_ids])]
+    return frame
 
 
 def _cloze_accuracy(project: "Project", model: str | None) -> pd.DataFrame:
@@ -137,14 +160,19 @@ def _cloze_accuracy(project: "Project", model: str | None) -> pd.DataFrame:
     return frame[["model", "book_id", "accuracy", "n"]].rename(columns={"n": "cloze_n"})
 
 
-def book_frequency(project: "Project", corpus: str, *, model: str | None = None, split: str | None = None) -> pd.DataFrame:
+def book_frequency(project: "Project", corpus: str, *, model: str | None = None, split: str | None = None,
+                   settings: dict[str, int] | None = None, book_ids: Sequence[int] | None = None) -> pd.DataFrame:
     """Per book: passages counted, mean (and median) count, its group in the split, and cloze accuracy
-    (when ``model`` is given or only one model has results; blank otherwise)."""
+    (when ``model`` is given or only one model has results; blank otherwise). ``settings`` and ``book_ids``
+    as in ``grams_frame``; the settings used are in ``attrs["settings"]``."""
     from workbench.corpus.library import books_frame
 
-    grams = grams_frame(project, corpus)
+    settings = settings or counted_settings(project, corpus)
+    grams = grams_frame(project, corpus, settings, book_ids)
     if grams.empty:
-        return pd.DataFrame(columns=BOOK_COLUMNS)
+        empty = pd.DataFrame(columns=BOOK_COLUMNS)
+        empty.attrs["settings"] = settings
+        return empty
     grams = grams.dropna(subset=["book_id"])
     per_book = grams.groupby("book_id").agg(passages=("count", "size"), mean_count=("count", "mean"),
                                             median_count=("count", "median"),
@@ -162,7 +190,9 @@ def book_frequency(project: "Project", corpus: str, *, model: str | None = None,
     per_book["year"] = per_book["year"].astype("Int64")
     per_book["book_id"] = per_book["book_id"].astype(int)
     per_book["cloze_n"] = per_book["cloze_n"].astype("Int64")
-    return per_book[BOOK_COLUMNS].sort_values(["mean_count", "book"], ascending=[False, True]).reset_index(drop=True)
+    per_book = per_book[BOOK_COLUMNS].sort_values(["mean_count", "book"], ascending=[False, True]).reset_index(drop=True)
+    per_book.attrs["settings"] = settings
+    return per_book
 
 
 def split_groups(books: pd.DataFrame, split: str | None) -> pd.Series:
@@ -178,9 +208,11 @@ def split_groups(books: pd.DataFrame, split: str | None) -> pd.Series:
 
 
 def correlations(project: "Project", corpus: str, *, model: str | None = None, split: str | None = None,
-                 seed: int = SEED) -> pd.DataFrame:
-    """Spearman's rho of book frequency against name-cloze accuracy: all books, then each group."""
-    books = book_frequency(project, corpus, model=model, split=split)
+                 seed: int = SEED, settings: dict[str, int] | None = None,
+                 book_ids: Sequence[int] | None = None) -> pd.DataFrame:
+    """Spearman's rho of book frequency against name-cloze accuracy: all books, then each group (``seed`` is
+    the bootstrap's; ``settings`` and ``book_ids`` choose the counts as in ``grams_frame``)."""
+    books = book_frequency(project, corpus, model=model, split=split, settings=settings, book_ids=book_ids)
     chosen = model or ", ".join(sorted(_cloze_accuracy(project, None)["model"].unique()))
     books = books.dropna(subset=["accuracy"])
     rows = []

@@ -37,7 +37,7 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.probes.leakage import passages as passage_store
-from workbench.probes.leakage.corpora import get_corpus, open_index
+from workbench.probes.leakage.corpora import get_corpus, list_corpora, open_index
 from workbench.probes.leakage.runs import index_process, responses
 from workbench.progress import TaskState
 
@@ -178,9 +178,9 @@ def overlap_frame(project: "Project", corpus: str | None = None, *, passage_ids:
                   order: int = MAX_ORDER, positions: bool = False) -> pd.DataFrame:
     """One row per passage queried against ``corpus`` (every corpus if None), newest answer first."""
     frames = []
-    names = [corpus] if corpus else [c for c in _corpora_with_runs(project)]
+    names = [corpus] if corpus else _corpora_with_runs(project)
     for name in names:
-        found = responses(project, KIND, config_filter={"corpus": name})
+        found = _answers(project, name)
         if passage_ids is not None:
             found = found[found["item_id"].isin(list(passage_ids))]
         if found.empty:
@@ -206,14 +206,21 @@ def overlap_frame(project: "Project", corpus: str | None = None, *, passage_ids:
     return frame.sort_values(["corpus", "book", "item_id"], kind="stable").reset_index(drop=True)
 
 
+def _answers(project: "Project", corpus: str) -> pd.DataFrame:
+    """The newest answer per passage against ``corpus`` as it is now: never those against an earlier corpus
+    that had its name (removed, then built again from other files)."""
+    return responses(project, KIND, config_filter={"corpus_id": get_corpus(project, corpus).id})
+
+
 def _corpora_with_runs(project: "Project") -> list[str]:
     rows = project.db.execute("SELECT DISTINCT config FROM runs WHERE kind = ?", [KIND]).fetchall()
-    return sorted({json.loads(c or "{}").get("corpus") for (c,) in rows} - {None})
+    queried = {json.loads(c or "{}").get("corpus_id") for (c,) in rows}
+    return sorted(corpus.name for corpus in list_corpora(project) if corpus.id in queried)
 
 
 def passage_detail(project: "Project", corpus: str, item_id: int) -> dict[str, Any]:
     """One passage's text with its tokens' places and the longest overlap marked (for click-through)."""
-    found = responses(project, KIND, config_filter={"corpus": corpus})
+    found = _answers(project, corpus)
     found = found[found["item_id"] == item_id]
     if found.empty:
         raise UserError(f"Passage {item_id} has not been queried against '{corpus}' yet.")

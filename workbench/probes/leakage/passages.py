@@ -71,8 +71,16 @@ def gather(project: "Project", source: str | Path, *, book_ids: Sequence[int] | 
         ids = store_passages(project, f"file:{path.name}", file_rows(project, path))
     if not ids:
         raise UserError(f"There are no passages in '{source_text}'" + (" for the chosen books" if book_ids else "") +
-                        ". For name-cloze passages, extract them first (palimpsest cloze extract).")
+                        ". " + NO_PASSAGES_HINT.get(source_text, FILE_HINT))
     return ids
+
+
+FILE_HINT = ("The file has none: passages are separated by blank lines, or in a 'passage' column of a .csv or "
+             ".tsv file.")
+NO_PASSAGES_HINT = {
+    CLOZE: "Extract name-cloze passages first (palimpsest cloze extract, or the Probes page).",
+    VALIDITY: "Sample the validity passages first (palimpsest validity passages, or the Validity page).",
+}
 
 
 def _registry_table(project: "Project", name: str, missing: str) -> pd.DataFrame:

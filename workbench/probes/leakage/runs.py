@@ -71,10 +71,11 @@ def run_on_model(project: "Project", run_id: int, spec: "ModelSpec", ids: Sequen
 
 
 def responses(project: "Project", kind: str, *, model_id: int | None = None, config_filter: dict[str, Any] | None = None,
-              ok_only: bool = True) -> pd.DataFrame:
+              params_filter: dict[str, Any] | None = None, ok_only: bool = True) -> pd.DataFrame:
     """Responses of every run of ``kind`` (for ``model_id`` if given) whose config has ``config_filter``'s
-    values, newest run first; the newest answer per (item, sample) is kept. Columns: run_id, model_id,
-    item_id, sample, status, raw, error, logprob, params, config, created_at."""
+    values and whose settings have ``params_filter``'s, newest run first; the newest answer per (item, sample)
+    is kept. Columns: run_id, model_id, item_id, sample, status, raw, error, logprob, params, config,
+    created_at."""
     sql = ("SELECT r.id AS run_id, r.model_id, x.item_id, x.sample, x.status, x.raw, x.error, x.logprob, x.extra,"
            " r.params, r.config, x.created_at FROM responses x JOIN runs r ON r.id = x.run_id WHERE r.kind = ?")
     args: list[Any] = [kind]
@@ -84,9 +85,10 @@ def responses(project: "Project", kind: str, *, model_id: int | None = None, con
     if ok_only:
         sql += " AND x.status = 'ok'"
     frame = pd.read_sql_query(sql + " ORDER BY r.id DESC, x.item_id, x.sample", project.db.conn, params=args)
-    if config_filter:
-        configs = frame["config"].map(lambda c: json.loads(c or "{}"))
-        # astype: an empty frame's map is of object dtype, which pandas would read as a list of columns
-        keep = configs.map(lambda c: all(c.get(k) == v for k, v in config_filter.items())).astype(bool)
-        frame = frame[keep]
+    for column, wanted in (("config", config_filter), ("params", params_filter)):
+        if wanted:
+            values = frame[column].map(lambda c: json.loads(c or "{}"))
+            # astype: an empty frame's map is of object dtype, which pandas would read as a list of columns
+            keep = values.map(lambda c, wanted=wanted: all(c.get(k) == v for k, v in wanted.items())).astype(bool)
+            frame = frame[keep]
     return frame.drop_duplicates(["item_id", "sample"], keep="first").reset_index(drop=True)
