@@ -6,6 +6,7 @@ User errors end the program with a non-zero exit and one plain sentence, never a
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
@@ -43,6 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("palimpsest: stopped. Everything finished so far is saved; run the command again to continue.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the output went to a program that stopped reading (| head): nothing to report
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python flushes stdout at exit: into nothing, not a broken pipe
+        return 1
     return int(result or 0)
 
 

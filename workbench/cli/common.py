@@ -76,9 +76,17 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
             out.write("(nothing yet)\n")
         else:
             frame = frame.astype(object).where(frame.notna(), "")  # blanks, not <NA>, for missing values
+            frame = frame.map(_small_number_readable)
             with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
                                    "display.max_colwidth", 60):
                 out.write(frame.to_string(index=False) + "\n")
+
+
+def _small_number_readable(value):
+    """A float too small for the table's six decimals (a p-value of 3e-12 showed as 0.0) in scientific notation."""
+    if isinstance(value, float) and value != 0 and abs(value) < 1e-4:
+        return f"{value:.3g}"
+    return value
 
 
 def parse_options(pairs: list[str]) -> dict[str, str]:

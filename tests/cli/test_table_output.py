@@ -1,0 +1,35 @@
+"""The table the commands print: what a scholar copies into notes must not round a result away."""
+
+import io
+
+import pandas as pd
+
+from workbench.cli.common import print_frame
+
+
+def test_a_tiny_p_value_is_printed_in_scientific_notation_not_as_zero():
+    frame = pd.DataFrame({"group": ["all", "top", "bottom"], "p_value": [2.95e-12, 9e-07, 0.0312],
+                          "rho": [0.75, None, 0.25], "books": [571, 58, 58]})
+    out = io.StringIO()
+    print_frame(frame, "table", out)
+    lines = out.getvalue().splitlines()
+    assert lines[1].split() == ["all", "2.95e-12", "0.75", "571"]
+    assert lines[2].split() == ["top", "9e-07", "58"]  # the missing rho is blank
+    assert lines[3].split() == ["bottom", "0.0312", "0.25", "58"]
+
+
+def test_output_piped_into_a_program_that_stops_reading_ends_quietly(tmp_path):
+    """`palimpsest ... | head -1` printed a BrokenPipeError traceback."""
+    import subprocess
+    import sys
+
+    from workbench.project import Project
+
+    path = tmp_path / "study.palimpsest"
+    Project.create(path).close()
+    command = [sys.executable, "-c", f"import sys; from workbench.cli import main; sys.exit(main(['charts', {str(path)!r}]))"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        process.stdout.close()  # as `head` does once it has its lines (here before the first one: the child is starting)
+        error = process.stderr.read().decode()
+    assert process.returncode == 1
+    assert "Traceback" not in error and "BrokenPipe" not in error
