@@ -225,6 +225,7 @@ class ValidityPage(Page, OneOperation):
         self.rows.doubleClicked.connect(self._row_opened)
         self.rows_label = QLabel("Books")
         self.chart = _combo("Which chart")
+        self.chart.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # room enough beside the buttons
         self.chart.currentIndexChanged.connect(self._show_chart)
         self.plot = ValidityPlot()
         self.plot.picked.connect(self.open_answers)

@@ -28,9 +28,14 @@ def _minutes(value: float) -> str:
     return "—" if is_missing(value) else describe_minutes(float(value))
 
 
-def _log_ticks(low: float, high: float, unit: str = "") -> list[tuple[float, str]]:
-    """Ticks at the powers of ten between ``low`` and ``high`` (given as log10 values)."""
-    return [(float(k), f"{10 ** k:g}{unit}") for k in range(math.floor(low), math.ceil(high) + 1)]
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _log_ticks(low: float, high: float) -> list[tuple[float, str]]:
+    """Ticks at the powers of ten between ``low`` and ``high`` (given as log10 values): 0.1 to 1000 written out,
+    others as 10⁶ (a column of '100000' and '1e+06' was wider than the axis and ran into its title)."""
+    return [(float(k), f"{10 ** k:g}" if -1 <= k <= 3 else "10" + str(k).translate(SUPERSCRIPTS))
+            for k in range(math.floor(low), math.ceil(high) + 1)]
 
 
 class ValidityPlot(MarkedPlot):
@@ -43,6 +48,11 @@ class ValidityPlot(MarkedPlot):
 
     # ------------------------------------------------------------------ year: MAE by group
     def show_year_groups(self, frame: pd.DataFrame) -> None:
+        if frame["mae"].isna().all():
+            self.show_message("No answer gave a year, so there is no error to draw: every answer counts as missing "
+                              "(see the Missing column). Read some answers (double-click a book) to see what the "
+                              "model wrote.")
+            return
         item = self.reset("validity-year-groups")
         ticks = []
         for x, row in enumerate(frame.itertuples(index=False)):

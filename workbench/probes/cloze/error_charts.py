@@ -77,8 +77,8 @@ def draw_null(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax.set_xlabel("log-odds o = log(errors naming S / errors naming U)")
     ax.set_ylabel("deals")
     ax.set_title(f"Errors of {first['model']} on held-out books (grouped by {first['by']}, {first['groups']}s)\n"
-                 f"{int(first['set_size'])} names per set; {int(first['in_seen'])} of {int(first['errors'])} errors name S, "
-                 f"{int(first['in_unseen'])} name U; {p_text}", fontsize="medium")
+                 f"{int(first['set_size']):,} names per set; {int(first['in_seen']):,} of {int(first['errors']):,} errors "
+                 f"name S, {int(first['in_unseen']):,} name U\n{p_text}", fontsize="medium")
     ax.legend(fontsize="small", loc="upper left")
     ax.grid(axis="y", alpha=0.3)
 
