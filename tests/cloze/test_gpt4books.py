@@ -228,6 +228,18 @@ def test_two_files_for_one_gutenberg_book_are_refused(tmp_path, project):
     ("b01", "", "", None),
     ("unknown_book", "", "", None),
     ("smith_the_end", "", "", None),  # no published form of the title: nothing is guessed
+    # the published files' other names: a slug that does not spell the title (a collection, a word left out)
+    ("butler_seed_to_harvest_Wild_Seed", "Wild Seed", "Butler", None),
+    ("alvarez_in_the_time_of_butterflies_In_the_Time_of_the_Butterflies", "In the Time of the Butterflies",
+     "Alvarez", None),
+    ("orwell_1984_1984", "1984", "Orwell", None),
+    ("lawrence_three_complete_novels_Lady_Chatterley_s_Lover", "Lady Chatterley's Lover", "Lawrence", None),
+    ("clarke_jonathan_strange_and_mr_norrell_Jonathan_Strange___Mr_Norrell", "Jonathan Strange & Mr Norrell",
+     "Clarke", None),
+    ("hawkins_the_girl_on_the_train_The_Girl_on_the_Train__trade_paperback_",
+     "The Girl on the Train (trade paperback)", "Hawkins", None),
+    ("wilson_our_nig_gutenberg_pg584_Our_Nig", "Our Nig", "Wilson", 584),
+    ("toomer_cane_gutenberg_60093-0_Cane", "Cane", "Toomer", 60093),
 ])
 def test_a_results_file_name_gives_title_author_and_gutenberg_number(stem, title, author, number):
     from workbench.probes.cloze.gpt4books import ReadableId, readable_id

@@ -130,7 +130,35 @@ def readable_id(stem: str) -> ReadableId:
             if _squashed(lower) == _squashed(published) and any(c.isupper() for c in "".join(published)):
                 author = " ".join(p[:1].upper() + p[1:] for p in parts[:author_end])
                 return ReadableId(title=" ".join(published), author=author)
-    return ReadableId()
+    return _loosely_readable(stem)
+
+
+GUTENBERG_IN_STEM = re.compile(r"_gutenberg_(?:pg)?(\d+)(?:-\d+)?_")
+
+
+def _loosely_readable(stem: str) -> ReadableId:
+    """The published results' other file names: the author's surname, a lower-case slug that need not spell the
+    title (``butler_seed_to_harvest_Wild_Seed``: a collection; ``golden_memoirs_of_a_geisha_Memoirs_of_Geisha``),
+    then the title as published, from its first capitalised word; or a title without letters said twice
+    (``orwell_1984_1984``). A slug may hold the Gutenberg number (``..._gutenberg_pg2046_Clotel...``)."""
+    raw = stem.split("_")
+    if len(raw) < 3 or not raw[0].isalpha() or not raw[0].islower():
+        return ReadableId()
+    start = next((i for i in range(2, len(raw)) if raw[i][:1].isupper()), None)
+    if start is None:
+        start = next((len(raw) - size for size in range(1, (len(raw) - 1) // 2 + 1)
+                      if raw[-size:] == raw[-2 * size:-size] and not any(c.isalpha() for c in "".join(raw[-size:]))),
+                     None)
+    if start is None:
+        return ReadableId()
+    title = "_".join(raw[start:])
+    title = re.sub(r"__(.+?)_$", r" (\1)", title)  # The_Girl_on_the_Train__trade_paperback_: parentheses
+    title = title.replace("___", " & ").replace("_s_", "'s ").replace("_", " ")
+    if title.endswith(" s"):
+        title = title[:-2] + "'s"
+    number = GUTENBERG_IN_STEM.search("_".join(raw[:start]) + "_")
+    return ReadableId(title=re.sub(r"\s+", " ", title).strip(), author=raw[0].capitalize(),
+                      gutenberg=int(number.group(1)) if number else None)
 
 
 def read_file(path: Path) -> tuple[BookFile, list[str]]:
