@@ -16,12 +16,14 @@ when the operation ends.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtWidgets import QWidget
 
@@ -32,85 +34,102 @@ from workbench.progress import Progress, TaskState
 log = logging.getLogger(__name__)
 
 
-class Operation(QObject):
-    """One piece of background work. Lives on the main thread; its signals are delivered there."""
+class Callbacks:
+    """What a signal of an operation is: functions called in order on the GUI thread. A bound method of a Qt
+    object already deleted is skipped, as a Qt connection would have been dropped."""
 
-    progressed = Signal(object)  # Progress (sent on from the main thread: see ``_remember``)
-    partial = Signal(object)  # whatever the work hands over
-    succeeded = Signal(object)  # the work's return value
-    failed = Signal(str, str)  # plain message, technical details
-    cancelled = Signal(str)
-    ended = Signal()
-    _reported = Signal(object)  # Progress, from the worker
+    def __init__(self) -> None:
+        self._functions: list[Callable[..., Any]] = []
 
-    def __init__(self, label: str, parent: QObject | None = None, background_read: bool = False):
-        super().__init__(parent)
+    def connect(self, function: Callable[..., Any]) -> None:
+        self._functions.append(function)
+
+    def emit(self, *args: Any) -> None:
+        for function in list(self._functions):
+            if _receiver_alive(function):
+                function(*args)
+
+
+def _receiver_alive(function: Callable[..., Any]) -> bool:
+    target = function.func if isinstance(function, functools.partial) else function
+    owner = getattr(target, "__self__", None)
+    return not isinstance(owner, QObject) or shiboken6.isValid(owner)
+
+
+class Operation:
+    """One piece of background work, as the GUI thread sees it: its signals (``Callbacks``) are emitted there.
+
+    Not a Qt object: an operation's Python wrapper was now and then freed before its Qt object, which Qt then
+    deleted (``deleteLater``) through the freed wrapper, crashing the window after an extraction. Everything a
+    worker reports goes through one long-lived relay of its ``BackgroundOps`` instead."""
+
+    def __init__(self, label: str, state: TaskState, background_read: bool = False):
         self.label = label
         # A read that only fills a view: dropped without asking when the project closes.
         self.background_read = background_read
-        self.state = TaskState(on_progress=self._reported.emit, on_partial=self.partial.emit)
+        self.state = state
         self.running = True
         self.last_progress: Progress | None = None
-        self._reported.connect(self._remember)
-        self.ended.connect(self._mark_ended)
+        self.progressed = Callbacks()  # Progress
+        self.partial = Callbacks()  # whatever the work hands over
+        self.succeeded = Callbacks()  # the work's return value
+        self.failed = Callbacks()  # plain message, technical details
+        self.cancelled = Callbacks()  # message
+        self.ended = Callbacks()
 
     def cancel(self) -> None:
         self.state.cancel()
 
-    def _remember(self, progress: Progress) -> None:
-        # A report queued by the worker reaches only the receivers connected when it was sent; sent on from
-        # here, it also reaches a view that started watching meanwhile (a row of the Jobs page).
-        self.last_progress = progress
-        self.progressed.emit(progress)
 
-    def _mark_ended(self) -> None:
-        self.running = False
+# what a worker reports, through the relay
+PROGRESS, PARTIAL, SUCCEEDED, FAILED, CANCELLED, ENDED = range(6)
 
 
 class _Relay(QObject):
-    """Tells the main thread that a worker is done with an operation. A worker sends this only after it has let
-    go of the operation and of its work: when the last reference to a Qt object's Python wrapper went away on
-    a worker while the main thread deleted the object (``deleteLater``), the window could crash."""
+    """Carries what every worker reports to the GUI thread: (operation number, what, payload), in order."""
 
-    finished = Signal(int)  # the operation's number
+    report = Signal(int, int, object)
 
 
 class _Worker(QRunnable):
-    def __init__(self, op: Operation, fn: Callable[[TaskState], Any], project: Any, relay: _Relay, number: int):
+    def __init__(self, number: int, op: Operation, fn: Callable[[TaskState], Any], project: Any, relay: _Relay):
         super().__init__()
-        self.op = op
+        self.number = number
+        self.state, self.label, self.background_read = op.state, op.label, op.background_read
         self.fn = fn
         self.project = project
-        self.relay, self.number = relay, number
+        self.relay = relay
         self.setAutoDelete(True)
 
     def run(self) -> None:  # worker thread
         self._work()
         relay, number = self.relay, self.number
-        self.op = self.fn = self.project = self.relay = None  # nothing of the operation is freed on this thread
-        relay.finished.emit(number)
+        self.fn = self.project = self.state = self.relay = None  # what the work held is freed here, not later
+        relay.report.emit(number, ENDED, None)
+
+    def _send(self, what: int, payload: Any) -> None:
+        self.relay.report.emit(self.number, what, payload)
 
     def _work(self) -> None:
-        op = self.op
         try:
-            result = self.fn(op.state)
+            result = self.fn(self.state)
         except CancelledError as exc:
-            op.cancelled.emit(str(exc) or "Stopped at your request.")
+            self._send(CANCELLED, str(exc) or "Stopped at your request.")
         except Exception as exc:
-            if op.background_read and getattr(self.project, "closed", False):
-                op.cancelled.emit("The project was closed.")  # a view's read cut short: nothing to tell
+            if self.background_read and getattr(self.project, "closed", False):
+                self._send(CANCELLED, "The project was closed.")  # a view's read cut short: nothing to tell
             elif isinstance(exc, UserError):
-                op.failed.emit(str(exc), "")
+                self._send(FAILED, (str(exc), ""))
             else:  # a bug: say so plainly, keep the details for the log
                 details = traceback.format_exc()
-                log.error("Background operation %r failed:\n%s", op.label, details)
-                op.failed.emit(
-                    f"Something went wrong while {op.label.lower() or 'working'}: {exc}. "
+                log.error("Background operation %r failed:\n%s", self.label, details)
+                self._send(FAILED, (
+                    f"Something went wrong while {self.label.lower() or 'working'}: {exc}. "
                     "Nothing saved so far is lost. Please report this with the details.",
                     details,
-                )
+                ))
         else:
-            op.succeeded.emit(result)
+            self._send(SUCCEEDED, result)
         finally:
             # Even when the project was closed meanwhile: this thread's connection (kept open so the work
             # could commit its last batch) must be closed here, by the thread that owns it.
@@ -133,8 +152,8 @@ class BackgroundOps(QObject):
         self.pool.setMaxThreadCount(max_threads)
         self.operations: list[Operation] = []
         self._relay = _Relay(self)
-        self._relay.finished.connect(self._worker_finished)
-        self._on_workers: dict[int, Operation] = {}
+        self._relay.report.connect(self._deliver)
+        self._running: dict[int, Operation] = {}
         self._numbers = itertools.count()
 
     def run(
@@ -156,32 +175,47 @@ class BackgroundOps(QObject):
 
         Callbacks are bound methods (never lambdas holding a widget: the operation would keep it alive);
         ``fn`` may be a lambda over plain data, but not over a widget (it is freed on the worker)."""
-        op = Operation(label, self, background_read)
+        number = next(self._numbers)
+        send = self._relay.report.emit
+        state = TaskState(on_progress=functools.partial(send, number, PROGRESS),
+                          on_partial=functools.partial(send, number, PARTIAL))
+        op = Operation(label, state, background_read)
         for signal, callback in ((op.succeeded, on_done), (op.failed, on_error), (op.progressed, on_progress),
                                  (op.partial, on_partial), (op.cancelled, on_cancelled), (op.ended, on_end)):
             if callback is not None:
                 signal.connect(callback)
-        op.ended.connect(self._on_ended)
         self.operations.append(op)
-        number = next(self._numbers)
-        self._on_workers[number] = op
-        self.pool.start(_Worker(op, fn, project, self._relay, number))
+        self._running[number] = op
+        self.pool.start(_Worker(number, op, fn, project, self._relay))
         self.changed.emit()
         return op
+
+    def _deliver(self, number: int, what: int, payload: Any) -> None:
+        op = self._running.get(number)
+        if op is None:
+            return
+        if what == PROGRESS:
+            op.last_progress = payload  # a view that starts watching later still shows it (the Jobs page)
+            op.progressed.emit(payload)
+        elif what == PARTIAL:
+            op.partial.emit(payload)
+        elif what == SUCCEEDED:
+            op.succeeded.emit(payload)
+        elif what == FAILED:
+            op.failed.emit(*payload)
+        elif what == CANCELLED:
+            op.cancelled.emit(payload)
+        elif what == ENDED:
+            del self._running[number]
+            op.running = False
+            op.ended.emit()
+            if op in self.operations:
+                self.operations.remove(op)
+            self.changed.emit()
 
     def slot(self, owner: QObject) -> "OperationSlot":
         """The slot for ``owner``'s one operation at a time (see ``OperationSlot``)."""
         return OperationSlot(self, owner)
-
-    def _worker_finished(self, number: int) -> None:
-        self._on_workers.pop(number).ended.emit()
-
-    def _on_ended(self) -> None:
-        op = self.sender()
-        if op in self.operations:
-            self.operations.remove(op)
-        op.deleteLater()
-        self.changed.emit()
 
     @property
     def busy(self) -> bool:
@@ -297,22 +331,25 @@ class OperationSlot(QObject):
 
     def _run(self, request: _Request) -> None:
         self._callbacks = request.callbacks
-        self.operation = self.ops.run(
-            request.fn, label=request.label, project=request.project, background_read=request.background_read,
-            on_done=self._succeeded, on_error=self._failed, on_progress=self._progressed, on_partial=self._partial,
-            on_cancelled=self._cancelled, on_end=self._ended)
-        self.started.emit(self.operation)
+        op = self.ops.run(request.fn, label=request.label, project=request.project,
+                          background_read=request.background_read)
+        for signal, handler in ((op.succeeded, self._succeeded), (op.failed, self._failed),
+                                (op.progressed, self._progressed), (op.partial, self._partial),
+                                (op.cancelled, self._cancelled), (op.ended, self._ended)):
+            signal.connect(functools.partial(handler, op))
+        self.operation = op
+        self.started.emit(op)
 
     # -------------------------------------------------------------- what the current operation reports
-    def _current(self) -> bool:
-        return self.operation is not None and self.sender() is self.operation
+    def _current(self, op: Operation) -> bool:
+        return self.operation is not None and op is self.operation
 
-    def _succeeded(self, result: Any) -> None:
-        if self._current() and self._callbacks.on_done is not None:
+    def _succeeded(self, op: Operation, result: Any) -> None:
+        if self._current(op) and self._callbacks.on_done is not None:
             self._callbacks.on_done(result)
 
-    def _failed(self, message: str, details: str) -> None:
-        if not self._current():
+    def _failed(self, op: Operation, message: str, details: str) -> None:
+        if not self._current(op):
             return
         if self._callbacks.on_error is not None:
             self._callbacks.on_error(message, details)
@@ -320,22 +357,22 @@ class OperationSlot(QObject):
             owner = self.parent()
             dialogs.show_error(owner if isinstance(owner, QWidget) else None, message, details)
 
-    def _progressed(self, progress: Progress) -> None:
-        if self._current():
+    def _progressed(self, op: Operation, progress: Progress) -> None:
+        if self._current(op):
             self.progressed.emit(progress)
             if self._callbacks.on_progress is not None:
                 self._callbacks.on_progress(progress)
 
-    def _partial(self, item: Any) -> None:
-        if self._current() and self._callbacks.on_partial is not None:
+    def _partial(self, op: Operation, item: Any) -> None:
+        if self._current(op) and self._callbacks.on_partial is not None:
             self._callbacks.on_partial(item)
 
-    def _cancelled(self, message: str) -> None:
-        if self._current() and self._callbacks.on_cancelled is not None:
+    def _cancelled(self, op: Operation, message: str) -> None:
+        if self._current(op) and self._callbacks.on_cancelled is not None:
             self._callbacks.on_cancelled(message)
 
-    def _ended(self) -> None:
-        if not self._current():
+    def _ended(self, op: Operation) -> None:
+        if not self._current(op):
             return
         on_end = self._callbacks.on_end
         if self._queued is not None:

@@ -353,9 +353,9 @@ def test_callbacks_of_background_work_in_the_gui_are_never_lambdas():
 
 
 def test_a_worker_lets_go_of_its_work_before_the_operation_ends_so_nothing_qt_is_freed_on_it(qtbot):
-    """When the last reference to a Qt object's wrapper went away on a worker while the main thread deleted the
-    object (``deleteLater`` at the end of an operation), the window could crash. By the time ``ended`` reaches the
-    main thread, the worker holds nothing of the operation or of its work any more."""
+    """By the time ``ended`` reaches the GUI thread the worker holds nothing of the operation or of its work any
+    more, and every operation is freed on the GUI thread (an operation once was a Qt object whose wrapper could
+    be freed before it: the window crashed when Qt deleted it)."""
     import weakref
 
     ops = BackgroundOps()
