@@ -48,7 +48,7 @@ def test_build_a_corpus_and_find_overlaps_then_open_a_passage(qtbot, page, proje
     start, end = dialog.detail["span"]
     assert dialog.detail["text"][start:end] == dialog.detail["longest_text"] == \
         "on deck spoke until the lighthouse had fallen behind the headland."
-    assert "#f5b041" in dialog.text.toHtml() and "Longest overlap:" in dialog.facts.text()
+    assert "#f5b041" in dialog.text.toHtml() and "A run of 12 of its 15 tokens (80%, marked)" in dialog.facts.text()
     assert not messages["errors"]
 
 
@@ -97,7 +97,13 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
     qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=60_000)
     wait_idle(qtbot, tab)
     assert tab.table.column_texts("Group").count("before 1928") == 2
-    assert "rho =" in tab.rho.text()
+    assert "rho =" in tab.note.text()
+    plot = tab.charts.plots["leakage-frequency"]
+    wait_drawn(qtbot, plot, "leakage-frequency")
+    assert sorted(m.data["book"] for m in plot.marks) == ["Book 0", "Book 1", "Book 2"]
+    assert "Spearman's ρ" in plot.caption.text()
+    click(plot, "Book 1")
+    assert tab.table.selected_keys() == [books[1][0]]
 
     page.tabs.setCurrentWidget(page.membership)
     tab = page.membership
@@ -106,7 +112,15 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
     qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=120_000)
     wait_idle(qtbot, tab)
     assert sorted(tab.table.column_texts("Member tag")) == ["no", "yes", "yes"]
-    assert "ROC AUC over 2 member and 1 non-member books" in tab.auc.text()
+    assert "ROC AUC over 2 member and 1 non-member books" in tab.note.text()
+    plot = tab.charts.plots["membership-scores"]
+    wait_drawn(qtbot, plot, "membership-scores", timeout=120_000)
+    assert sorted(m.data["book"] for m in plot.marks) == ["Book 0", "Book 1", "Book 2"]
+    assert plot.caption.text().startswith("ROC AUC ")
+    tab.charts.score.setCurrentIndex(tab.charts.score.findData("min_k"))
+    assert plot.item.titleLabel.text.startswith("Min-K% by book")
+    click(plot, "Book 2")
+    assert tab.table.selected_keys() == [books[2][0]]
     assert not messages["errors"]
 
 
@@ -152,3 +166,132 @@ def test_decop_with_a_paid_api_says_what_it_costs_first(qtbot, page, project, me
     assert question.startswith("DE-COP calls a paid API. api: ") and "requests" in question, question
     assert project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
     assert not messages["errors"]
+
+
+# ---------------------------------------------------------------------------------------------- charts
+def wait_drawn(qtbot, plot, kind, timeout=60_000):
+    qtbot.waitUntil(lambda: plot.kind == kind, timeout=timeout)
+
+
+def click(plot, book: str):
+    mark = next(m for m in plot.marks if m.data.get("book") == book)
+    assert book in plot.hover_at(plot.scene_pos_of(mark))
+    return plot.click_at(plot.scene_pos_of(mark))
+
+
+def test_overlap_charts_are_drawn_and_a_click_opens_the_passage_marked(qtbot, page, mini_corpus, tmp_path, messages):
+    from workbench.probes.leakage import overlap
+
+    add_cloze_book(mini_corpus, "Harbour", CORPUS[0].replace("Nobody", "Nobody but Ada"), ["Ada"], year=1890)
+    add_cloze_book(mini_corpus, "Elsewhere", "Cai painted seven purple volcanoes for nobody at all.", ["Cai"])
+    overlap.run_overlap(mini_corpus, "mini")
+    page.tabs.setCurrentWidget(page.overlap)
+    tab = page.overlap
+    figure_1, figure_2 = (tab.charts.plots[name] for name in ("leakage-overlap", "leakage-overlap-frequency"))
+    wait_drawn(qtbot, figure_1, "leakage-overlap")
+    wait_drawn(qtbot, figure_2, "leakage-overlap-frequency")
+    assert sorted(m.data["book"] for m in figure_1.marks) == ["Elsewhere", "Harbour"]
+    harbour = next(m for m in figure_1.marks if m.data["book"] == "Harbour")
+    assert harbour.y == 12 and harbour.x > 12  # longest overlap against passage length
+    assert "y = x" in figure_1.legend.text() and "could be chance (2)" in figure_1.legend.text()
+    assert "Harbour" in {m.data["book"] for m in figure_2.marks}
+
+    click(figure_2, "Harbour")
+    qtbot.waitUntil(lambda: tab.dialog is not None, timeout=10_000)
+    dialog = tab.dialog
+    start, end = dialog.detail["span"]
+    assert dialog.detail["text"][start:end] == "on deck spoke until the lighthouse had fallen behind the headland."
+    assert dialog.windowTitle().startswith("Harbour, passage ") and "Harbour" in dialog.heading.text()
+    assert "is found in the corpus once." in dialog.facts.text() and "1 times" not in dialog.facts.text()
+
+    tab.charts.export_figure("leakage-overlap", tmp_path / "figure-1.svg")
+    qtbot.waitUntil(lambda: tab.summary.isVisible() and "Saved" in tab.summary.text(), timeout=60_000)
+    assert (tmp_path / "figure-1.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    assert (tmp_path / "figure-1.csv").exists()
+    assert not messages["errors"]
+
+
+def test_the_longest_shared_text_is_shown_on_one_line(qtbot, page, mini_corpus, messages):
+    from workbench.probes.leakage import overlap
+
+    add_cloze_book(mini_corpus, "Ferry", "The ferry left the harbour at dawn, and the gulls\nfollowed it far out "
+                   "over the grey water with Ada.", ["Ada"])
+    overlap.run_overlap(mini_corpus, "mini")
+    page.tabs.setCurrentWidget(page.overlap)
+    tab = page.overlap
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 1, timeout=60_000)
+    (shown,) = tab.table.column_texts("Longest shared sequence")
+    assert shown == "The ferry left the harbour at dawn, and the gulls followed it far out over the grey water"
+
+
+def test_passage_facts_are_plain_words():
+    from ui.leakage.passage_dialog import overlap_facts
+
+    detail = {"longest": 3, "tokens": 56, "covered_share": 3 / 56, "frequency": 7, "chance_p": 1.0,
+              "unlikely_by_chance": False}
+    assert overlap_facts(detail) == (
+        "A run of 3 of its 56 tokens (5%, marked) is found in the corpus 7 times. A run this probable would turn up "
+        "by accident in a corpus of this size with a chance of almost 1 (0.05 or more): it could be a coincidence, "
+        "such as a common phrase.")
+    once = overlap_facts({**detail, "longest": 56, "covered_share": 1.0, "frequency": 1, "chance_p": 4.6e-6,
+                          "unlikely_by_chance": True})
+    assert once.startswith("The whole passage (100%, marked) is found in the corpus once. ")
+    assert "only 4.6e-06 (below 0.05)" in once
+    assert "twice" in overlap_facts({**detail, "frequency": 2})
+    assert overlap_facts({**detail, "longest": 0}) == "None of the passage's 56 tokens occurs in the corpus."
+
+
+def test_without_models_or_corpora_each_tab_says_what_to_do(qtbot, page, project, corpus_dir, messages):
+    for tab in (page.overlap, page.frequency, page.membership):
+        page.tabs.setCurrentWidget(tab)
+        plots = list(tab.charts.plots.values())
+        assert all(p.kind == "message" and "Build a reference corpus" in p.message.toPlainText() for p in plots) \
+            or tab is page.membership
+        assert not any(button.isEnabled() for button in tab.charts.export_buttons.values())
+    assert page.frequency.model.currentText() == "(no name-cloze results yet)"
+    assert page.membership.model.currentText() == "(add a local model on the Models page)"
+    assert "Add a local model on the Models page" in page.membership.charts.plots["membership-scores"].message.toPlainText()
+    page.tabs.setCurrentWidget(page.surprisal)
+    assert page.surprisal.model.currentText() == "(add a local model on the Models page)"
+    page.tabs.setCurrentWidget(page.decop)
+    assert page.decop.model.currentText() == "(add a model on the Models page)"
+
+    from workbench.probes.leakage.corpora import build_corpus
+
+    build_corpus(project, "mini", [corpus_dir])
+    page.tabs.setCurrentWidget(page.frequency)
+    assert "No model has name-cloze results yet" in page.frequency.charts.plots["leakage-frequency"].message.toPlainText()
+    page.membership.run()
+    assert messages["infos"][-1].startswith("Add a local model (Models page")
+
+
+def test_every_tab_fits_a_laptop_window(qtbot, tmp_path, corpus_dir):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QScrollArea
+
+    from ui.main_window import MainWindow
+    from workbench.probes.leakage.corpora import build_corpus
+    from workbench.project import Project
+
+    path = tmp_path / "fit.palimpsest"
+    with Project.create(path) as project:
+        build_corpus(project, "mini", [corpus_dir])
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    try:
+        assert window.open_project(path)
+        page = window.show_page("leakage")
+        window.resize(1280, 800)
+        window.show()
+        area = page.parentWidget()
+        while not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        for index in range(page.tabs.count()):
+            page.tabs.setCurrentIndex(index)
+            qtbot.waitUntil(lambda: area.viewport().width() > 0)
+            qtbot.wait(50)
+            title = page.tabs.tabText(index)
+            assert area.horizontalScrollBar().maximum() == 0, f"the {title} tab is wider than a laptop window"
+            assert area.verticalScrollBar().maximum() == 0, f"the {title} tab is taller than a laptop window"
+    finally:
+        window.shutdown()

@@ -1,6 +1,6 @@
 """What every tab of the Leakage page has: its one background operation with a progress row, a line
-saying what the last piece of work came to, a results table read in the background, and the choices
-(corpus, model, passages) its settings offer."""
+saying what the last piece of work came to, a results table read in the background, the choices
+(corpus, model, passages) its settings offer, and (most tabs) its charts above the table."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
-from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
+from ui.leakage.tab_charts import TabCharts
+from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, FrameTable
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import ProjectView
@@ -22,13 +25,18 @@ if TYPE_CHECKING:
 
 CLOZE_SOURCE = "Name-cloze passages (name put back)"
 FILE_SOURCE = "Passages from a file…"
+NO_LOCAL_MODEL = "(add a local model on the Models page)"
+NO_CORPUS = "(build or add a corpus first)"
+CHART_TABLE_SHARES = (55, 45)  # the height the charts and the table get at first
 PASSAGE_FILES = "Passages (*.txt *.csv *.tsv);;All files (*)"
 
 
 class AnalysisTab(ProjectView, OneOperation):
-    """A tab with one operation at a time (``work``), a progress row, a summary line and a results table."""
+    """A tab with one operation at a time (``work``), a progress row, a summary line and a results table;
+    with ``charts`` (names in the export registry), the charts above the table (``chart_options``)."""
 
-    def __init__(self, ops, columns: list[Column], key: str | None = None, parent: QWidget | None = None):
+    def __init__(self, ops, columns: list[Column], key: str | None = None, parent: QWidget | None = None,
+                 charts: list[str] = ()):
         super().__init__(ops, parent)
         self.work = ops.slot(self)
         self.reading = ops.slot(self)
@@ -40,7 +48,53 @@ class AnalysisTab(ProjectView, OneOperation):
         layout.addWidget(self.settings)
         layout.addWidget(self.progress)
         layout.addWidget(self.summary)
-        layout.addWidget(self.table, 1)
+        self.note = hint("")  # what the results come to (a correlation, an AUC), above the charts
+        self.note.hide()
+        self.charts: TabCharts | None = None
+        if charts:
+            self.charts = TabCharts(ops, list(charts))
+            self.charts.picked.connect(self.point_picked)
+            self.charts.saved.connect(self.summary.show_text)
+            upper = QWidget()  # in the splitter, so a wrapped note never makes the page taller than the window
+            upper_layout = QVBoxLayout(upper)
+            upper_layout.setContentsMargins(0, 0, 0, 0)
+            upper_layout.addWidget(self.note)
+            upper_layout.addWidget(self.charts, 1)
+            split = QSplitter(Qt.Orientation.Vertical)
+            split.setChildrenCollapsible(False)
+            split.addWidget(upper)
+            split.addWidget(self.table)
+            split.setSizes(list(CHART_TABLE_SHARES))
+            layout.addWidget(split, 1)
+        else:
+            layout.addWidget(self.table, 1)
+
+    def lay_out_settings(self, *rows: tuple) -> None:
+        """The settings as rows (short enough for a laptop screen), each a run of ``(label, widget)`` pairs and
+        bare widgets (buttons), left-aligned."""
+        layout = QVBoxLayout(self.settings)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for fields in rows:
+            row = QHBoxLayout()
+            for field in fields:
+                if isinstance(field, tuple):
+                    row.addWidget(QLabel(field[0]))
+                    field = field[1]
+                row.addWidget(field)
+            row.addStretch(1)
+            layout.addLayout(row)
+
+    def show_note(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
+    def refresh_on_choice(self, *combos: QComboBox) -> None:
+        """Reload the results and the charts when the person picks another entry in ``combos``."""
+        for combo in combos:
+            combo.activated.connect(self._choice_made)
+
+    def _choice_made(self, *_: Any) -> None:
+        self.refresh()
 
     # ---- work ------------------------------------------------------------------------------------
 
@@ -63,6 +117,9 @@ class AnalysisTab(ProjectView, OneOperation):
 
     def refresh(self) -> None:
         self.refresh_choices()
+        if self.charts is not None:
+            options, nothing = self.chart_options()
+            self.charts.show_for(self.project, options, nothing)
         reader = self.results_reader() if self.project is not None else None
         if reader is None:
             self.table.show_frame(pd.DataFrame(columns=[c.field for c in self.table.columns]))
@@ -76,6 +133,26 @@ class AnalysisTab(ProjectView, OneOperation):
 
     def refresh_choices(self) -> None:
         """Fill the settings' lists (corpora, models) from the project: cheap reads on the GUI thread."""
+
+    # ---- charts ----------------------------------------------------------------------------------
+
+    def chart_options(self) -> tuple[dict[str, Any] | None, str]:
+        """The charts' options for the choices on screen (None: nothing to draw), and what the charts say
+        when there is nothing to draw: what to do next."""
+        return None, ""
+
+    def point_picked(self, picked: dict) -> None:
+        """A point of a chart was clicked: show its book in the table (a tab of passages opens the passage)."""
+        if "book_id" in picked:
+            self.table.select_keys([picked["book_id"]])
+            selected = self.table.selectionModel().selectedRows()
+            if selected:
+                self.table.scrollTo(selected[0])
+
+
+def refill_or_hint(combo: QComboBox, names: list[str], empty: str) -> None:
+    """Refill ``combo`` with ``names``; with none, one entry saying how to get some (standing for none)."""
+    refill_names(combo, names, blank=None if names else empty)
 
 
 def corpus_names(project) -> list[str]:

@@ -3,11 +3,10 @@ options in balanced orders; accuracy per book against chance (25%)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtWidgets import QComboBox, QPushButton
 
 from ui import dialogs
-from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, model_labels
-from ui.widgets.combo import refill_names
+from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, model_labels, refill_or_hint
 from ui.widgets.frame_table import Column, count, share
 from workbench.models.prices import is_paid
 from workbench.models.registry import get_model
@@ -15,6 +14,7 @@ from workbench.probes.leakage import decop, passages
 from workbench.run_failures import describe_outcome
 
 RUNNABLE = ("hf", "gguf", "openai")
+NO_MODEL = "(add a model on the Models page)"
 
 
 def p_value(value) -> str:
@@ -40,19 +40,13 @@ class DecopTab(AnalysisTab):
         self.orders.addItem("all 24 orders", 24)
         self.run_button = QPushButton("Paraphrase and ask")
         self.run_button.clicked.connect(self.run)
-        row = QHBoxLayout(self.settings)
-        row.setContentsMargins(0, 0, 0, 0)
-        for label, widget in (("Model tested", self.model), ("Paraphrases by", self.paraphraser),
-                              ("Passages", self.source), ("Orders", self.orders)):
-            row.addWidget(QLabel(label))
-            row.addWidget(widget)
-        row.addWidget(self.run_button)
-        row.addStretch(1)
+        self.lay_out_settings((("Model tested", self.model), ("Paraphrases by", self.paraphraser)),
+                              (("Passages", self.source), ("Orders", self.orders), self.run_button))
 
     def refresh_choices(self) -> None:
         labels = model_labels(self.project, RUNNABLE)
-        refill_names(self.model, labels)
-        refill_names(self.paraphraser, labels)
+        refill_or_hint(self.model, labels, NO_MODEL)
+        refill_or_hint(self.paraphraser, labels, NO_MODEL)
 
     def results_reader(self):
         return decop.accuracy_frame

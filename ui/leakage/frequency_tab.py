@@ -1,16 +1,15 @@
 """The Book frequency tab: how often each book's n-grams occur in a reference corpus, against name-cloze
-accuracy, with Spearman's rho overall and per group."""
+accuracy, with Spearman's rho overall and per group, drawn as a chart above the table."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox
+from PySide6.QtWidgets import QComboBox, QLineEdit, QPushButton, QSpinBox
 
-from ui.leakage.analysis_tab import AnalysisTab, corpus_names, model_labels
-from ui.widgets.combo import refill_names
+from ui.leakage.analysis_tab import NO_CORPUS, AnalysisTab, corpus_names, refill_or_hint
 from ui.widgets.frame_table import Column, count, decimal, share
 from workbench.probes.leakage import frequency
 
-ANY_MODEL = "(the only model with results)"
+NO_CLOZE_RESULTS = "(no name-cloze results yet)"
 
 
 class FrequencyTab(AnalysisTab):
@@ -21,7 +20,7 @@ class FrequencyTab(AnalysisTab):
             Column("mean_count", "Mean count", decimal, numeric=True, tooltip="Mean occurrences of its n-grams"),
             Column("zero_counts", "Not found", count, numeric=True),
             Column("accuracy", "Cloze accuracy", share, numeric=True),
-        ], key="book_id", parent=parent)
+        ], key="book_id", parent=parent, charts=["leakage-frequency"])
         self.corpus = QComboBox()
         self.model = QComboBox()
         self.per_book = QSpinBox()
@@ -35,21 +34,16 @@ class FrequencyTab(AnalysisTab):
         self.split.setToolTip("A book tag to compare within (empty: published before 1928 and from 1928 on)")
         self.run_button = QPushButton("Count")
         self.run_button.clicked.connect(self.run)
-        self.rho = QLabel("")
-        self.rho.setWordWrap(True)
-        row = QHBoxLayout(self.settings)
-        row.setContentsMargins(0, 0, 0, 0)
-        for label, widget in (("Corpus", self.corpus), ("Accuracy of", self.model), ("Passages per book", self.per_book),
-                              ("Words per n-gram", self.gram), ("Split by tag", self.split)):
-            row.addWidget(QLabel(label))
-            row.addWidget(widget)
-        row.addWidget(self.run_button)
-        row.addStretch(1)
-        self.layout().insertWidget(3, self.rho)
+        self.lay_out_settings((("Corpus", self.corpus), ("Name-cloze accuracy of", self.model), ("Split by tag", self.split)),
+                              (("Passages per book", self.per_book), ("Words per n-gram", self.gram), self.run_button))
+        self.refresh_on_choice(self.corpus, self.model)
+        self.split.editingFinished.connect(self.refresh)
 
     def refresh_choices(self) -> None:
-        refill_names(self.corpus, corpus_names(self.project))
-        refill_names(self.model, model_labels(self.project, ("hf", "gguf", "openai", "external")), blank=ANY_MODEL)
+        from workbench.probes.cloze.analysis import model_labels
+
+        refill_or_hint(self.corpus, corpus_names(self.project), NO_CORPUS)
+        refill_or_hint(self.model, model_labels(self.project) if self.project is not None else [], NO_CLOZE_RESULTS)
 
     def _choices(self) -> tuple[str | None, str | None, str | None]:
         return self.corpus.currentData(), self.model.currentData(), self.split.text().strip() or None
@@ -66,6 +60,16 @@ class FrequencyTab(AnalysisTab):
             return table
 
         return read
+
+    def chart_options(self):
+        corpus, model, split = self._choices()
+        if not corpus:
+            return None, "Build a reference corpus (Corpora tab) or add a remote one, then press Count."
+        if not model:
+            return None, ("No model has name-cloze results yet. Run the name cloze (Probes page); this chart then "
+                          "shows each book's frequency in the corpus against the model's accuracy.")
+        return ({"corpus": corpus, "model": model, "split": split},
+                f"Press Count to count each book's n-grams in {corpus} (the books need name-cloze results of {model}).")
 
     def run(self) -> None:
         corpus, _, _ = self._choices()
@@ -85,11 +89,11 @@ class FrequencyTab(AnalysisTab):
         self.table.show_frame(table)
         rho = table.attrs.get("rho")
         if rho is None or rho.empty:
-            self.rho.setText("Spearman's rho needs cloze accuracy for at least three books.")
+            self.show_note("Spearman's rho needs name-cloze accuracy for at least three books.")
             return
         parts = []
         for row in rho.itertuples():
             interval = "" if row.ci_low != row.ci_low else f", 95% CI {row.ci_low:.2f} to {row.ci_high:.2f}"
             value = "n/a" if row.rho != row.rho else f"{row.rho:.2f} (p = {row.p_value:.2g}{interval})"
             parts.append(f"{row.group}: rho = {value}, {row.books} book{'' if row.books == 1 else 's'}")
-        self.rho.setText("Frequency against cloze accuracy — " + "; ".join(parts))
+        self.show_note("Frequency against cloze accuracy — " + "; ".join(parts))

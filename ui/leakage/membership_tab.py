@@ -1,11 +1,11 @@
 """The Membership tab: an open model reads the passages once; per-book membership scores, and where books
-are tagged member=yes / member=no, each score's ROC AUC."""
+are tagged member=yes / member=no, each score's ROC AUC and a chart of the scores by member tag."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QPushButton
 
-from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, model_labels
+from ui.leakage.analysis_tab import NO_LOCAL_MODEL, AnalysisTab, SourceChooser, model_labels, refill_or_hint
 from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count, decimal
 from workbench.probes.leakage import membership
@@ -29,7 +29,7 @@ class MembershipTab(AnalysisTab):
             Column("min_k", "Min-K%", score, numeric=True, tooltip="Higher: more likely seen"),
             Column("min_k_pp", "Min-K%++", score, numeric=True, tooltip="Higher: more likely seen"),
             Column("ref_ratio", "Reference ratio", score, numeric=True, optional=True, tooltip="Lower: more likely seen"),
-        ], key="book_id", parent=parent)
+        ], key="book_id", parent=parent, charts=["membership-scores"])
         self.model = QComboBox()
         self.reference = QComboBox()
         self.source = SourceChooser()
@@ -41,22 +41,23 @@ class MembershipTab(AnalysisTab):
         self.k.valueChanged.connect(self.refresh)
         self.run_button = QPushButton("Read the passages")
         self.run_button.clicked.connect(self.run)
-        self.auc = QLabel("")
-        self.auc.setWordWrap(True)
-        row = QHBoxLayout(self.settings)
-        row.setContentsMargins(0, 0, 0, 0)
-        for label, widget in (("Model", self.model), ("Reference", self.reference), ("Passages", self.source),
-                              ("k", self.k)):
-            row.addWidget(QLabel(label))
-            row.addWidget(widget)
-        row.addWidget(self.run_button)
-        row.addStretch(1)
-        self.layout().insertWidget(3, self.auc)
+        self.lay_out_settings((("Model", self.model), ("Reference", self.reference), ("k", self.k)),
+                              (("Passages", self.source), self.run_button))
+        self.refresh_on_choice(self.model, self.reference)
 
     def refresh_choices(self) -> None:
         labels = model_labels(self.project, OPEN_MODELS)
-        refill_names(self.model, labels)
+        refill_or_hint(self.model, labels, NO_LOCAL_MODEL)
         refill_names(self.reference, labels, blank=NO_REFERENCE)
+
+    def chart_options(self):
+        model = self.model.currentData()
+        if not model:
+            return None, ("Add a local model on the Models page (a transformers model or a GGUF file), then press "
+                          "Read the passages.")
+        return ({"model": model, "reference": self.reference.currentData(), "k": self.k.value()},
+                f"Tag books member=yes or member=no (Library page) and let {model} read their passages (Read the "
+                "passages): the chart compares the scores of the two groups.")
 
     def results_reader(self):
         model, reference, k = self.model.currentData(), self.reference.currentData(), self.k.value()
@@ -75,7 +76,7 @@ class MembershipTab(AnalysisTab):
         self.table.show_frame(books)
         table = books.attrs.get("auc")
         if table is None or table.empty or table["members"].max() == 0 or table["non_members"].max() == 0:
-            self.auc.setText("Tag books member=yes or member=no (Library page) to see how well each score separates "
+            self.show_note("Tag books member=yes or member=no (Library page) to see how well each score separates "
                              "them (ROC AUC).")
             return
         titles = {column.field: column.title for column in self.table.columns}
@@ -83,7 +84,7 @@ class MembershipTab(AnalysisTab):
                  (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.ci_low == r.ci_low else "")
                  for r in table.itertuples() if r.auc == r.auc]
         first = table.iloc[0]
-        self.auc.setText(f"ROC AUC over {first['members']} member and {first['non_members']} non-member books (95% "
+        self.show_note(f"ROC AUC over {first['members']} member and {first['non_members']} non-member books (95% "
                          "bootstrap CI): " + "; ".join(parts))
 
     def run(self) -> None:

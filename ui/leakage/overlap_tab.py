@@ -1,23 +1,31 @@
 """The Overlap tab: the longest sequence each passage shares with a reference corpus, its frequency and its
-chance of occurring; a double click shows the passage with that sequence marked."""
+chance of occurring; the study's two figures (overlap against passage length with y = x, the overlap's
+frequency against its length); a double click on a row, or a click on a point, shows the passage with
+that sequence marked."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtWidgets import QComboBox, QPushButton
 
-from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, corpus_names
+from ui.leakage.analysis_tab import NO_CORPUS, AnalysisTab, SourceChooser, corpus_names, refill_or_hint
 from ui.leakage.passage_dialog import PassageDialog
-from ui.widgets.combo import refill_names
-from ui.widgets.frame_table import KEY_ROLE, Column, count, decimal, share, yes_only
+from ui.widgets.frame_table import KEY_ROLE, Column, count, decimal, plain, share, yes_only
 from workbench.probes.leakage import overlap, passages
 
-NO_CORPUS = "(build or add a corpus first)"
+CHARTS = ["leakage-overlap", "leakage-overlap-frequency"]
+SHARED_TEXT_PX = 240  # the longest shared sequence's column (the last: it takes what room is left)
+BOOK_PX = 220  # the widest the book column starts
 
 
 def chance(value) -> str:
     if value is None or value != value:
         return ""
     return f"{float(value):.2g}"
+
+
+def one_line(value) -> str:
+    """The shared text on one line: its line breaks as spaces."""
+    return " ".join(plain(value).split())
 
 
 class OverlapTab(AnalysisTab):
@@ -35,27 +43,21 @@ class OverlapTab(AnalysisTab):
                    tooltip="Chance that a run this probable occurs at least once in a corpus of this size"),
             Column("unlikely_by_chance", "Not chance", yes_only,
                    tooltip="Chance below 0.05: the overlap is unlikely to be a coincidence"),
-            Column("longest_text", "Longest shared sequence", stretch=True),
-        ], key="item_id", parent=parent)
+            Column("longest_text", "Longest shared sequence", one_line),
+        ], key="item_id", parent=parent, charts=CHARTS)
+        self.table.horizontalHeader().setStretchLastSection(True)
         self.corpus = QComboBox()
         self.source = SourceChooser()
         self.run_button = QPushButton("Find overlaps")
         self.run_button.clicked.connect(self.run)
-        row = QHBoxLayout(self.settings)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("Corpus"))
-        row.addWidget(self.corpus)
-        row.addWidget(QLabel("Passages"))
-        row.addWidget(self.source)
-        row.addWidget(self.run_button)
-        row.addStretch(1)
+        self.lay_out_settings((("Corpus", self.corpus), ("Passages", self.source), self.run_button))
+        self.refresh_on_choice(self.corpus)
         self.table.cellDoubleClicked.connect(self.open_passage)
         self.details = ops.slot(self)
         self.dialog: PassageDialog | None = None
 
     def refresh_choices(self) -> None:
-        names = corpus_names(self.project)
-        refill_names(self.corpus, names, blank=None if names else NO_CORPUS)
+        refill_or_hint(self.corpus, corpus_names(self.project), NO_CORPUS)
 
     def chosen_corpus(self) -> str | None:
         return self.corpus.currentData()
@@ -63,6 +65,23 @@ class OverlapTab(AnalysisTab):
     def results_reader(self):
         name = self.chosen_corpus()
         return (lambda project: overlap.overlap_frame(project, name)) if name else None
+
+    def show_results(self, frame) -> None:
+        super().show_results(frame)
+        titles = [c.title for c in self.table.columns]
+        book = titles.index("Book")
+        self.table.setColumnWidth(book, min(self.table.columnWidth(book), BOOK_PX))
+        self.table.setColumnWidth(titles.index("Longest shared sequence"), SHARED_TEXT_PX)
+
+    def chart_options(self):
+        name = self.chosen_corpus()
+        if not name:
+            return None, "Build a reference corpus (Corpora tab) or add a remote one, then press Find overlaps."
+        return {"corpus": name}, f"No passage has been compared with {name} yet: press Find overlaps."
+
+    def point_picked(self, picked: dict) -> None:
+        if "item_id" in picked:
+            self.open_item(int(picked["item_id"]), picked["book"], picked["passage_id"])
 
     def run(self) -> None:
         name = self.chosen_corpus()
@@ -83,12 +102,20 @@ class OverlapTab(AnalysisTab):
         """Show the passage with its longest overlap marked (read in the background: a remote index is asked
         to tokenize it again)."""
         item = self.table.item(row, 0)
+        if item is not None:
+            self.open_item(int(item.data(KEY_ROLE)), item.text(), self.table.item(row, 1).text())
+
+    def open_item(self, item_id: int, book: str, passage_id: str) -> None:
         name = self.chosen_corpus()
-        if item is None or not name or self.project is None:
+        if not name or self.project is None:
             return
-        project, passage = self.project, int(item.data(KEY_ROLE))
-        self.details.start(lambda state: overlap.passage_detail(project, name, passage), label="Reading the passage",
-                           project=project, on_done=self.show_passage, on_error=self.work_failed)
+        project = self.project
+
+        def work(state):
+            return {**overlap.passage_detail(project, name, item_id), "book": book, "passage_id": passage_id}
+
+        self.details.start(work, label="Reading the passage", project=project, on_done=self.show_passage,
+                           on_error=self.work_failed)
 
     def show_passage(self, detail: dict) -> None:
         self.dialog = PassageDialog(detail, self)

@@ -9,6 +9,27 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, Q
 MARK = "background-color: #f5b041;"
 
 
+def times(count: int) -> str:
+    """How often, in words: once, twice, 7 times."""
+    return "once" if count == 1 else "twice" if count == 2 else f"{count:,} times"
+
+
+def overlap_facts(detail: dict) -> str:
+    """What the dialog says about the passage's longest overlap, in plain words."""
+    longest, tokens = int(detail["longest"]), int(detail["tokens"])
+    if not longest:
+        return f"None of the passage's {tokens:,} tokens occurs in the corpus."
+    run = "The whole passage" if longest >= tokens else f"A run of {longest:,} of its {tokens:,} tokens"
+    facts = f"{run} ({detail['covered_share']:.0%}, marked) is found in the corpus {times(int(detail['frequency']))}. "
+    chance = float(detail["chance_p"])
+    if detail["unlikely_by_chance"]:
+        return facts + (f"A run this probable would turn up by accident in a corpus of this size with a chance of only "
+                        f"{chance:.2g} (below 0.05): the overlap is unlikely to be a coincidence.")
+    odds = "almost 1" if chance >= 0.995 else f"{chance:.2g}"
+    return facts + (f"A run this probable would turn up by accident in a corpus of this size with a chance of {odds} "
+                    "(0.05 or more): it could be a coincidence, such as a common phrase.")
+
+
 def marked_html(text: str, span: tuple[int, int]) -> str:
     """The passage as HTML, the characters of ``span`` highlighted."""
     start, end = span
@@ -20,24 +41,20 @@ def marked_html(text: str, span: tuple[int, int]) -> str:
 class PassageDialog(QDialog):
     def __init__(self, detail: dict, parent=None):
         super().__init__(parent)
-        self.setWindowTitle("Passage and its longest overlap")
+        self.setWindowTitle(f"{detail['book']}, passage {detail['passage_id']}: its longest overlap")
         self.resize(640, 420)
         self.detail = detail
         self.text = QTextBrowser()
         self.text.setHtml(marked_html(detail["text"], detail["span"]))
-        chance = detail["chance_p"]
-        facts = (f"Longest overlap: {detail['longest']} of {detail['tokens']} tokens "
-                 f"({detail['covered_share']:.0%}), found {detail['frequency']:,} times in the corpus. ")
-        if detail["longest"]:
-            facts += (f"Its chance of occurring by accident: {chance:.2g}"
-                      + (" (below 0.05: unlikely to be a coincidence)." if detail["unlikely_by_chance"] else "."))
-        self.facts = QLabel(facts)
+        self.heading = QLabel(f"<b>{html.escape(str(detail['book']))}</b>, passage {html.escape(str(detail['passage_id']))}")
+        self.facts = QLabel(overlap_facts(detail))
         self.facts.setWordWrap(True)
         lengths = QLabel("Longest match ending at each token: " + " ".join(str(n) for n in detail["suffix_lengths"]))
         lengths.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.facts)
         layout.addWidget(lengths)

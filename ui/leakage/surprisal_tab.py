@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QPushButton
 
-from ui.leakage.analysis_tab import AnalysisTab, model_labels
+from ui.leakage.analysis_tab import NO_LOCAL_MODEL, AnalysisTab, model_labels, refill_or_hint
 from ui.leakage.membership_tab import OPEN_MODELS
-from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count, decimal, yes_no
 from workbench.probes.leakage import surprisal
 from workbench.run_failures import describe_outcome
@@ -35,18 +34,10 @@ class SurprisalTab(AnalysisTab):
         self.save_button = QPushButton("Save as CSV…")
         self.save_button.clicked.connect(self._save)
         self.item: int | None = None
-        row = QHBoxLayout(self.settings)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("Model"))
-        row.addWidget(self.model)
-        row.addWidget(choose)
-        row.addWidget(self.file_label)
-        row.addWidget(self.run_button)
-        row.addWidget(self.save_button)
-        row.addStretch(1)
+        self.lay_out_settings((("Model", self.model), choose, self.file_label, self.run_button, self.save_button))
 
     def refresh_choices(self) -> None:
-        refill_names(self.model, model_labels(self.project, OPEN_MODELS))
+        refill_or_hint(self.model, model_labels(self.project, OPEN_MODELS), NO_LOCAL_MODEL)
 
     def _choose(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "A text to read", str(Path.home()), TEXT_FILES)
