@@ -104,6 +104,11 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
     assert "Spearman's ρ" in plot.caption.text()
     click(plot, "Book 1")
     assert tab.table.selected_keys() == [books[1][0]]
+    tab.gram.setValue(2)  # no count with 2-word n-grams yet: nothing shown, never the 3-word counts
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 0, timeout=60_000)
+    tab.gram.setValue(3)
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=60_000)
+    wait_idle(qtbot, tab)
 
     page.tabs.setCurrentWidget(page.membership)
     tab = page.membership

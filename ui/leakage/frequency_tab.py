@@ -38,25 +38,43 @@ class FrequencyTab(AnalysisTab):
                               (("Passages per book", self.per_book), ("Words per n-gram", self.gram), self.run_button))
         self.refresh_on_choice(self.corpus, self.model)
         self.split.editingFinished.connect(self.refresh)
+        for box in (self.per_book, self.gram):  # the table and chart show the counts made with these settings
+            box.setKeyboardTracking(False)
+            box.valueChanged.connect(self.refresh)
+        self._settings_shown_for: tuple[str, str] | None = None
 
     def refresh_choices(self) -> None:
         from workbench.probes.cloze.analysis import model_labels
 
         refill_or_hint(self.corpus, corpus_names(self.project), NO_CORPUS)
         refill_or_hint(self.model, model_labels(self.project) if self.project is not None else [], NO_CLOZE_RESULTS)
+        corpus = self.corpus.currentData()
+        shown_for = (str(self.project.path), corpus) if self.project is not None and corpus else None
+        if shown_for and shown_for != self._settings_shown_for:  # a corpus chosen: its newest count's settings
+            self._settings_shown_for = shown_for
+            newest = frequency.counted_settings(self.project, corpus)
+            if newest is not None:
+                for box, key in ((self.per_book, "per_book"), (self.gram, "gram")):
+                    box.blockSignals(True)
+                    box.setValue(newest[key])
+                    box.blockSignals(False)
 
     def _choices(self) -> tuple[str | None, str | None, str | None]:
         return self.corpus.currentData(), self.model.currentData(), self.split.text().strip() or None
+
+    def _settings(self) -> dict[str, int]:
+        return {"per_book": self.per_book.value(), "gram": self.gram.value(), "seed": frequency.SEED}
 
     def results_reader(self):
         corpus, model, split = self._choices()
         if not corpus:
             return None
+        chosen = {"model": model, "split": split, "settings": self._settings()}
 
         def read(project):
-            table = frequency.book_frequency(project, corpus, model=model, split=split)
+            table = frequency.book_frequency(project, corpus, **chosen)
             enough = table["accuracy"].notna().sum() >= 3
-            table.attrs["rho"] = frequency.correlations(project, corpus, model=model, split=split) if enough else None
+            table.attrs["rho"] = frequency.correlations(project, corpus, **chosen) if enough else None
             return table
 
         return read
@@ -68,8 +86,9 @@ class FrequencyTab(AnalysisTab):
         if not model:
             return None, ("No model has name-cloze results yet. Run the name cloze (Probes page); this chart then "
                           "shows each book's frequency in the corpus against the model's accuracy.")
-        return ({"corpus": corpus, "model": model, "split": split},
-                f"Press Count to count each book's n-grams in {corpus} (the books need name-cloze results of {model}).")
+        return ({"corpus": corpus, "model": model, "split": split, **self._settings()},
+                f"Press Count to count each book's n-grams in {corpus} with these settings (the books need "
+                f"name-cloze results of {model}).")
 
     def run(self) -> None:
         corpus, _, _ = self._choices()

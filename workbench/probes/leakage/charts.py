@@ -86,14 +86,16 @@ def draw_overlap_frequency(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None
 
 # ---------------------------------------------------------------------------------------------- book frequency
 def frequency_chart_frame(project: "Project", corpus: str | None = None, model: str | None = None,
-                          split: str | None = None, **_: Any) -> pd.DataFrame:
-    from workbench.probes.leakage.frequency import book_frequency, correlations
+                          split: str | None = None, per_book: Any = None, gram: Any = None, seed: Any = None,
+                          **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.frequency import book_frequency, chosen_settings, correlations
 
     name = _corpus(project, corpus)
-    books = book_frequency(project, name, model=model or None, split=split or None).dropna(subset=["accuracy"])
+    chosen = {"model": model or None, "split": split or None, "settings": chosen_settings(per_book, gram, seed)}
+    books = book_frequency(project, name, **chosen).dropna(subset=["accuracy"])
     if books.empty:
         return books
-    rho = correlations(project, name, model=model or None, split=split or None).set_index("group")
+    rho = correlations(project, name, **chosen).set_index("group")
     books = books.copy()
     books["rho_group"] = [rho.loc[g, "rho"] if g in rho.index else np.nan for g in books["group"]]
     books["rho_all"] = rho.loc["all", "rho"]
@@ -165,17 +167,21 @@ def _overlap_table(project: "Project", corpus: str | None = None, **_: Any) -> p
 
 
 def _frequency_table(project: "Project", corpus: str | None = None, model: str | None = None,
-                     split: str | None = None, **_: Any) -> pd.DataFrame:
-    from workbench.probes.leakage.frequency import book_frequency
+                     split: str | None = None, per_book: Any = None, gram: Any = None, seed: Any = None,
+                     **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.frequency import book_frequency, chosen_settings
 
-    return book_frequency(project, _corpus(project, corpus), model=model or None, split=split or None)
+    return book_frequency(project, _corpus(project, corpus), model=model or None, split=split or None,
+                          settings=chosen_settings(per_book, gram, seed))
 
 
 def _correlation_table(project: "Project", corpus: str | None = None, model: str | None = None,
-                       split: str | None = None, **_: Any) -> pd.DataFrame:
-    from workbench.probes.leakage.frequency import correlations
+                       split: str | None = None, per_book: Any = None, gram: Any = None, seed: Any = None,
+                       **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.frequency import chosen_settings, correlations
 
-    return correlations(project, _corpus(project, corpus), model=model or None, split=split or None)
+    return correlations(project, _corpus(project, corpus), model=model or None, split=split or None,
+                        settings=chosen_settings(per_book, gram, seed))
 
 
 def _membership_table(project: "Project", model: str | None = None, reference: str | None = None, k: Any = 20,

@@ -118,6 +118,19 @@ def counted_settings(project: "Project", corpus: str) -> dict[str, int] | None:
     return None
 
 
+def chosen_settings(per_book: object = None, gram: object = None, seed: object = None) -> dict[str, int] | None:
+    """The settings of a count as options give them (a chart's or a table's, perhaps as text); None when none
+    is given (then the newest count's are shown), the defaults for those left out."""
+    given = {"per_book": per_book, "gram": gram, "seed": seed}
+    if all(value in (None, "") for value in given.values()):
+        return None
+    defaults = {"per_book": PER_BOOK, "gram": GRAM, "seed": SEED}
+    try:
+        return {key: int(defaults[key] if value in (None, "") else value) for key, value in given.items()}
+    except ValueError as exc:
+        raise UserError("Passages per book, words per n-gram and seed are whole numbers.") from exc
+
+
 def grams_frame(project: "Project", corpus: str, settings: dict[str, int] | None = None,
                 book_ids: Sequence[int] | None = None) -> pd.DataFrame:
     """The n-grams counted against ``corpus`` with ``settings`` (``per_book``, ``gram``, ``seed``; by default
