@@ -56,6 +56,25 @@ def test_groups_need_a_model_with_name_cloze_results(studied):
         memorization_groups(project, "alpha", "tercile")
 
 
+
+@pytest.mark.parametrize("by, groups", [("alpha", "decile"), ("beta", "decile"), ("beta", "quintile")])
+def test_both_group_tables_say_how_many_books_tie_at_the_cut(studied, by, groups):
+    """As the error analysis says it: 'beta' gets nine books wholly wrong, so tie-breaks choose among them."""
+    project, _ = studied
+    grouping = memorization_groups(project, by, groups)
+    year = year_table(project, "alpha", by, groups=groups, permutations=99, resamples=50).set_index("group")
+    time = narrative_table(project, "alpha", by, "imported", groups=groups, resamples=50).set_index("group")
+    for group in ("top", "bottom"):
+        members = grouping[grouping["group"] == group]
+        tied = int(members["tied_at_cut"].sum())
+        said = (f"{tied} of the {len(members)} {group} books tie at the cut with books left out: the ranking's "
+                "tie-breaks (interval, then title) chose them")
+        for table in (year, time):
+            assert (said in table.loc[group, "note"]) == bool(tied)
+            assert ("tie at the cut" in table.loc[group, "note"]) == bool(tied)
+    assert grouping["tied_at_cut"].any() == (by == "beta")
+    assert not any("tie at the cut" in table.loc[g, "note"] for table in (year, time) for g in ("all", "difference"))
+
 # ---------------------------------------------------------------------------------------------- year
 def test_the_per_book_table_holds_answers_predictions_and_errors(studied):
     project, ids = studied

@@ -1,5 +1,6 @@
 """Passages for the downstream tasks: sampled as whole spaCy sentences with offsets, or imported from a table."""
 
+import pandas as pd
 import pytest
 
 from tests.fixtures.books import novel_text
@@ -15,6 +16,7 @@ from workbench.probes.validity.passages import (
     sampled_ids,
     tidy,
 )
+from workbench.probes.validity.predictions import import_predictions
 from workbench.project import Project
 
 
@@ -162,3 +164,45 @@ def test_missing_columns_ambiguous_titles_and_odd_files(named_books, tmp_path):
         import_passages(project, path)
     with pytest.raises(UserError, match="more cells than the header"):
         import_passages(project, write(tmp_path, f"book,passage\n{one},a, b\n", "e.csv"))
+
+
+def test_a_tsv_passage_that_begins_with_a_quotation_mark_swallows_no_rows(named_books, tmp_path):
+    project, one, two = named_books
+    path = write(tmp_path, "book\tyear\tpassage\n"
+                           f"{one}\t1850\t\"Come here,\u201d she said. He came.\n"
+                           f"{two}\t1900\tAn ordinary passage.\n"
+                           f"{one}\t1920\tThe third \"passage\".\n")
+    assert list(import_passages(project, path)["line"]) == [2, 3, 4]
+    assert list(passages_frame(project)["passage"]) == ['"Come here,\u201d she said. He came.', 'The third "passage".',
+                                                        "An ordinary passage."]
+
+
+def test_importing_again_without_a_column_keeps_what_that_column_stored(named_books, tmp_path):
+    project, one, _ = named_books
+    text = "The lamps were lit."
+    years = write(tmp_path, f"id,book,year,passage\np1,{one},1850,{text}\n", "years.csv")
+    import_passages(project, years)
+    shown = import_passages(project, write(tmp_path, f"book,minutes,passage\n{one},90,{text}\n", "minutes.csv"))
+    assert (shown.loc[0, "year"], shown.loc[0, "minutes"]) == (1850, 90.0)  # the passage as it now stands
+    import_passages(project, years)
+    stored = passages_frame(project)
+    assert len(stored) == 1 and (stored.loc[0, "label"], stored.loc[0, "year"], stored.loc[0, "minutes"]) == ("p1", 1850, 90.0)
+    import_passages(project, write(tmp_path, f"book,year,passage\n{one},,{text}\n", "cleared.csv"))
+    stored = passages_frame(project)  # an empty cell in a column the file has clears that value only
+    assert pd.isna(stored.loc[0, "year"]) and (stored.loc[0, "label"], stored.loc[0, "minutes"]) == ("p1", 90.0)
+
+
+def test_a_number_that_is_one_books_id_and_another_books_external_id_is_refused(named_books, tmp_path):
+    project, one, two = named_books
+    project.db.execute("UPDATE books SET external_id = ? WHERE id = ?", [str(two), one])  # e.g. a Gutenberg number
+    with pytest.raises(UserError) as error:
+        import_passages(project, write(tmp_path, f"book,passage\n{two},For book {two}?\n", "ambiguous.csv"))
+    message = str(error.value)
+    assert (f"line 2: '{two}' names more than one book: book {one} (The Lantern Road) by its external id and "
+            f"book {two} (Harbour Lights) by its id. Write the title or the file name of the book you mean") in message
+    assert passages_frame(project).empty
+    import_passages(project, write(tmp_path, f"book,passage\nHarbour Lights,By title.\n{one},By id.\n", "clear.csv"))
+    assert dict(zip(passages_frame(project)["passage"], passages_frame(project)["book_id"])) == {
+        "By id.": one, "By title.": two}
+    with pytest.raises(UserError, match=f"line 2: '{two}' names more than one book"):
+        import_predictions(project, "year", write(tmp_path, f"book,answer\n{two},1901\n", "answers.csv"), "m")

@@ -141,7 +141,9 @@ def test_the_analysis_commands_print_the_fixed_columns(studied, capsys):
     assert main(["validity", "year", str(project.path), "--model", "alpha", "--by", "beta", "--per-book",
                  "--format", "csv"]) == 0
     books = rows(capsys.readouterr().out)
-    assert list(books[0]) == ["book", "group", "accuracy", "year", "answer", "predicted", "abs_error"]
+    assert list(books[0]) == ["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut"]
+    assert [(b["group"], b["tied_at_cut"]) for b in books if b["group"] in ("top", "bottom")] == [
+        ("top", "False"), ("bottom", "True")]  # beta gets nine books wholly wrong: a tie-break chose the bottom one
     refused = next(b for b in books if b["book"] == "b05")
     assert refused["predicted"] == "" and refused["answer"] == "I cannot say."
     assert main(["validity", "narrative-time", str(project.path), "--model", "alpha", "--by", "alpha", "--reference",

@@ -112,3 +112,13 @@ def ranked_ends(scores: Sequence[float], fraction: float) -> Ends:
     k = min(max(1, math.ceil(n * fraction)), n // 2)
     top, bottom = np.arange(k), np.arange(n - 1, n - 1 - k, -1)
     return Ends(top, bottom, np.isin(scores[top], scores[k:]), np.isin(scores[bottom], scores[: n - k]))
+
+
+def tie_note(ends: Iterable[tuple[str, int, int]]) -> str:
+    """The note every analysis of the groups gives when tie-breaks, not the score, chose some of their books:
+    ``ends`` holds (end, its books tied at the cut, its books), e.g. ('bottom', 58, 58); '' without ties."""
+    tied = [f"{count} of the {books} {end} books" for end, count, books in ends if count]
+    if not tied:
+        return ""
+    return (f"{' and '.join(tied)} tie at the cut with books left out: the ranking's tie-breaks (interval, then "
+            "title) chose them")

@@ -12,12 +12,11 @@ book imported from that file.
 from __future__ import annotations
 
 import csv
-import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
+from workbench.annotation.tabular import records as table_records
 from workbench.corpus.decode import decode_text
 from workbench.corpus.library import parse_tags, parse_year
 from workbench.errors import UserError
@@ -163,30 +162,6 @@ def _sniff_format(sample: str, suffix: str) -> dict[str, object]:
     return {"delimiter": dialect.delimiter, "skipinitialspace": dialect.skipinitialspace}
 
 
-def _records(name: str, text: str, reader_format: dict[str, object]) -> Iterator[tuple[int, list[str]]]:
-    """(line number, cells) for each line of the table. A cell never spans lines: one that seems to has
-    an opening quotation mark without its closing one, and would swallow the lines after it."""
-    reader = csv.reader(io.StringIO(text), **reader_format)
-    start = 1
-    try:
-        for record in reader:
-            if any("\n" in cell for cell in record):
-                end = reader.line_num
-                swallowed = f"everything up to line {end}" if end > start else "the rest of the table"
-                raise UserError(
-                    f"{name} line {start}: a quotation mark opens a cell that is not closed on that line, so "
-                    f"{swallowed} would be read into that one cell. Add the missing closing quotation mark on line {start} "
-                    "(or remove the opening one), save the table and import it again."
-                )
-            yield start, record
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise UserError(
-            f"{name} line {reader.line_num} could not be read as part of a CSV table ({exc}). "
-            "Save it again as CSV (UTF-8) from your spreadsheet."
-        ) from None
-
-
 def read_metadata_csv(path: str | Path) -> MetadataTable:
     path = Path(path)
     if not path.is_file():
@@ -196,7 +171,7 @@ def read_metadata_csv(path: str | Path) -> MetadataTable:
     text = decode_text(path.read_bytes(), path.name)
     if not text.strip():
         raise UserError(f"{path.name} is empty. A metadata table needs a header line (file, title, author, year, …) and one line per book.")
-    records = list(_records(path.name, text, _sniff_format(text[:8192], path.suffix.lower())))
+    records = list(table_records(path.name, text, _sniff_format(text[:8192], path.suffix.lower())))
     _, header = records.pop(0)
     columns = [normalise_column(c) for c in header]
     expected = "'file' (the book's file name, e.g. pg1342.txt), 'gutenberg_id', or 'id' (the book's number in this project)"

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 import pandas as pd
 
-from workbench.corpus.book_sets import group_fraction
+from workbench.corpus.book_sets import group_fraction, tie_note
 from workbench.errors import UserError
 from workbench.progress import TaskState
 
@@ -232,12 +232,11 @@ def error_analysis(project: "Project", model: str, by: str | None = None, *, gro
     top_rows, bottom_rows = (sets[sets["set"].str.startswith(f"cloze {side}")] for side in ("top", "bottom"))
     result = error_statistics(results, top_rows["book_id"], bottom_rows["book_id"], set_size=set_size,
                               permutations=permutations, seed=seed, state=state)
-    tied = [f"{int(rows['tied_at_cut'].sum())} of the {len(rows)} {side} books" for side, rows in
-            (("top", top_rows), ("bottom", bottom_rows)) if rows["tied_at_cut"].any()]
+    tied = tie_note((side, int(rows["tied_at_cut"].sum()), len(rows))
+                    for side, rows in (("top", top_rows), ("bottom", bottom_rows)))
     if tied:
-        result.note = "; ".join(filter(None, [result.note, (
-            f"{' and '.join(tied)} tie at the cut with books left out: the ranking's tie-breaks (interval, then "
-            "title) chose them, and the names of S or U, so o, can change with that choice")]))
+        tied += ", and the names of S or U, so o, can change with that choice"
+        result.note = "; ".join(filter(None, [result.note, tied]))
     return result
 
 

@@ -190,7 +190,7 @@ def cmd_year(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         if args.per_book:
             frame = year_books(project, args.model, args.by, groups=args.groups, year_range=years, save_groups=True)
-            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error"]]
+            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut"]]
         else:
             frame = year_table(project, args.model, args.by, groups=args.groups, year_range=years, seed=args.seed,
                                resamples=args.resamples, permutations=args.permutations, save_groups=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from workbench.corpus.book_sets import group_fraction, memorization_set_names, ranked_ends, save_book_set
+from workbench.corpus.book_sets import group_fraction, memorization_set_names, ranked_ends, save_book_set, tie_note
 from workbench.errors import UserError
 
 if TYPE_CHECKING:
@@ -62,3 +62,22 @@ def memorization_groups(project: "Project", by: str, groups: str = "decile", *, 
                     description += f"; {tied} book(s) tie at the cut with books left out"
                 save_book_set(project, name, members["book_id"], description)
     return frame[GROUP_COLUMNS]
+
+
+def with_groups(frame: pd.DataFrame, grouping: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (a row per book or passage, with ``book_id``) with each book's ``group``, ``accuracy`` and
+    ``tied_at_cut`` from ``memorization_groups``; books the grouping model has no accuracy for get group ''."""
+    frame = frame.merge(grouping[["book_id", "group", "accuracy", "tied_at_cut"]], on="book_id", how="left")
+    frame["group"] = frame["group"].fillna("")
+    frame["tied_at_cut"] = frame["tied_at_cut"].astype("boolean").fillna(False).astype(bool)
+    return frame
+
+
+def tie_notes(frame: pd.DataFrame) -> dict[str, str]:
+    """For the top and the bottom group of a table made by ``with_groups``: how many of its books tie at the
+    cut with books left out (the ranking's tie-breaks chose them), as every analysis of the groups says it."""
+    notes = {}
+    for group in (TOP, BOTTOM):
+        books = frame[frame["group"] == group].drop_duplicates("book_id")
+        notes[group] = tie_note([(group, int(books["tied_at_cut"].sum()), len(books))])
+    return notes

@@ -9,7 +9,8 @@ predicted and reference minutes with its p-value and a 95% percentile bootstrap 
 (``workbench.analysis.correlation``; rho is rank-based, so the log scale changes nothing); the
 ``difference`` row is top minus bottom with a bootstrap interval that draws each group's pairs on its
 own. Groups with fewer than ``SMALL_GROUP`` items are flagged in ``note``: their intervals are wide and
-their rho unstable.
+their rho unstable. The top and bottom group's ``note`` also says how many of their books tie at the cut
+with books left out (``tied_at_cut`` per passage), whom the ranking's tie-breaks chose.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES
 from workbench.errors import UserError
 from workbench.probes.validity import NARRATIVE_TIME
 from workbench.probes.validity.answers import task_answers
-from workbench.probes.validity.groups import ALL, BOTTOM, DIFFERENCE, MIDDLE, TOP, memorization_groups
+from workbench.probes.validity.groups import (
+    ALL,
+    BOTTOM,
+    DIFFERENCE,
+    MIDDLE,
+    TOP,
+    memorization_groups,
+    tie_notes,
+    with_groups,
+)
 from workbench.probes.validity.references import reference_minutes
 
 if TYPE_CHECKING:
@@ -32,7 +42,7 @@ if TYPE_CHECKING:
 
 SMALL_GROUP = 10
 ITEM_COLUMNS = ["passage_id", "book_id", "book", "group", "accuracy", "reference_minutes", "source", "answer",
-                "predicted_minutes", "reason"]
+                "predicted_minutes", "reason", "tied_at_cut"]
 TABLE_COLUMNS = ["group", "items", "spearman_rho", "ci_low", "ci_high", "p_value", "missing", "model", "by", "groups",
                  "reference", "note"]
 
@@ -46,9 +56,7 @@ def narrative_items(project: "Project", model: str, by: str, reference: str, *, 
         raise UserError(f"'{model}' has no answers to the narrative-time task yet: run it, or import its answers.")
     references = reference_minutes(project, reference)
     grouping = memorization_groups(project, by, groups, save=save_groups)
-    frame = answers.merge(references, on="passage_id").merge(grouping[["book_id", "group", "accuracy"]],
-                                                              on="book_id", how="left")
-    frame["group"] = frame["group"].fillna("")
+    frame = with_groups(answers.merge(references, on="passage_id"), grouping)
     frame = frame.rename(columns={"raw": "answer", "value": "predicted_minutes"})
     order = {TOP: 0, MIDDLE: 1, "": 2, BOTTOM: 3}
     frame = frame.assign(_order=frame["group"].map(order)).sort_values(
@@ -78,6 +86,8 @@ def narrative_table(project: "Project", model: str, by: str, reference: str, *, 
         items = narrative_items(project, model, by, reference, groups=groups, save_groups=save_groups)
     top, bottom = items[items["group"] == TOP], items[items["group"] == BOTTOM]
     rows = [_row(TOP, top, seed, resamples), _row(BOTTOM, bottom, seed, resamples), _row(ALL, items, seed, resamples)]
+    for row, tied in zip(rows, tie_notes(items).values()):
+        row["note"] = "; ".join(filter(None, [row["note"], tied]))
     a, b = (part.dropna(subset=["predicted_minutes"]) for part in (top, bottom))
     difference = spearman_difference(a["predicted_minutes"], a["reference_minutes"], b["predicted_minutes"],
                                      b["reference_minutes"], seed=seed, resamples=resamples)

@@ -20,9 +20,12 @@ none, and is the truth of the year task for that passage), ``minutes`` (a refere
 number of minutes, or a duration such as ``2 hours``) and ``id`` (the passage's id in the file, which
 imported predictions may name). ``book`` is a book's id, its external id, the name of the results file
 its imported name-cloze results came from (``1342_pride_and_prejudice``, as published results name
-books) or its exact title. Every row is checked before anything is written; unknown books and malformed rows
-are listed with their line numbers, and nothing is imported then. Importing the same file again
-updates the passages it added (same book and text) instead of adding them twice.
+books) or its exact title; a value that names different books by different kinds of name (one book's
+id, another's external id) is refused for that row (``BookLookup``). Every row is checked before
+anything is written; unknown books and malformed rows are listed with their line numbers, and nothing is
+imported then. Importing a passage again (same book and text) updates it instead of adding it twice:
+the columns the file has replace the stored values (an empty cell clears one), and a column it lacks
+leaves them as they are, so a file of years and a file of minutes for the same passages add up.
 """
 
 from __future__ import annotations
@@ -283,39 +286,51 @@ def books_overview(project: "Project") -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------- importing
 REQUIRED, OPTIONAL = ("book", "passage"), ("year", "minutes", "id")
 LABEL_COLUMNS = ("id", "passage_id")
+#: a stored passage's values a file may give, each with the file's columns that give it
+GIVEN_BY = {"label": LABEL_COLUMNS, "year": ("year",), "minutes": ("minutes",)}
 
 
 class BookLookup:
-    """Finds a book by its id, its external id, the file name its imported results came from (with or without
-    its ending, as published results name books) or its exact title."""
+    """Finds a book by what a file calls it: its id (its number in this project), its external id, the file
+    name its imported results came from (with or without its ending, as published results name books) or
+    its exact title. Every kind of name is tried, in that order, and a name must fit one book: a number
+    that is one book's id and another's external id (a Gutenberg number, the number of a published results
+    file) is refused with both books named, never settled by which kind of name comes first."""
 
     def __init__(self, project: "Project"):
-        rows = project.db.execute("SELECT id, title, external_id, source_name FROM books").fetchall()
-        self.ids = {int(r[0]) for r in rows}
-        self.keys: dict[str, int] = {}
-        self.titles: dict[str, list[int]] = {}
-        for book_id, title, external, source in sorted(rows):
-            for key in (external, source, Path(source).stem if source else None):
-                if key:
-                    self.keys.setdefault(str(key), book_id)
-            if title:
-                self.titles.setdefault(title.strip(), []).append(book_id)
+        rows = project.db.execute("SELECT id, title, external_id, source_name FROM books ORDER BY id").fetchall()
+        self.names: dict[str, dict[int, list[str]]] = {}  # a name -> {book id: the kinds of name it is for it}
+        self.titles = {int(r[0]): (r[1] or "").strip() for r in rows}
+        for book_id, title, external, source in rows:
+            self._add(str(book_id), book_id, "id")
+            self._add(external, book_id, "external id")
+            self._add(source, book_id, "file name")
+            self._add(Path(source).stem if source else None, book_id, "file name")
+            self._add(title, book_id, "title")
+
+    def _add(self, name: object, book_id: int, kind: str) -> None:
+        name = str(name).strip() if name is not None else ""
+        if name:
+            kinds = self.names.setdefault(name, {}).setdefault(int(book_id), [])
+            if kind not in kinds:
+                kinds.append(kind)
 
     def find(self, key: str) -> tuple[int | None, str]:
         """(book id, '') or (None, why not)."""
         key = key.strip()
         if not key:
             return None, "the book is empty"
-        if key in self.keys:
-            return self.keys[key], ""
-        if key.isdigit() and int(key) in self.ids:
-            return int(key), ""
-        titled = self.titles.get(key, [])
-        if len(titled) == 1:
-            return titled[0], ""
-        if len(titled) > 1:
-            return None, f"several books are called '{key}'; name it by its id instead ({', '.join(map(str, titled))})"
-        return None, f"no book has the id, external id, file name or title '{key}'"
+        found = self.names.get(key, {})
+        if len(found) == 1:
+            return next(iter(found)), ""
+        if not found:
+            return None, f"no book has the id, external id, file name or title '{key}'"
+        if all(kinds == ["title"] for kinds in found.values()):
+            return None, f"several books are called '{key}'; name it by its id instead ({', '.join(map(str, found))})"
+        books = " and ".join(f"book {book_id}" + (f" ({self.titles[book_id]})" if self.titles[book_id] else "")
+                             + f" by its {' and '.join(kinds)}" for book_id, kinds in found.items())
+        return None, (f"'{key}' names more than one book: {books}. Write the title or the file name of the book you "
+                      "mean instead")
 
 
 EXTRA_CELLS = "more cells than the header names (quote a passage or answer holding a comma or tab)."
@@ -358,7 +373,8 @@ def import_passages(project: "Project", path: str | Path) -> pd.DataFrame:
     from workbench.corpus.library import parse_year
 
     path = Path(path)
-    _header, table = read_rows(path, REQUIRED, OPTIONAL)
+    header, table = read_rows(path, REQUIRED, OPTIONAL)
+    given = [value for value, columns in GIVEN_BY.items() if set(columns) & set(header)]
     problems: list[str] = []
     checked: list[dict] = []
     seen: dict[tuple[int, str], int] = {}
@@ -388,26 +404,29 @@ def import_passages(project: "Project", path: str | Path) -> pd.DataFrame:
         checked.append({"line": row["line"], "book_id": book_id, "passage": passage, "year": year, "minutes": minutes,
                         "label": label})
     refuse(path, problems)
-    existing = {(b, p): i for i, b, p in project.db.execute(
-        "SELECT id, book_id, passage FROM validity_passages WHERE origin = 'imported'")}
+    existing = {(b, p): {"id": i, "label": label, "year": year, "minutes": minutes}
+                for i, b, p, label, year, minutes in project.db.execute(
+                    "SELECT id, book_id, passage, label, year, minutes FROM validity_passages WHERE origin = 'imported'")}
     years = dict(project.db.execute("SELECT id, year FROM books").fetchall())
     out = []
     stamp = now()
     with project.db.transaction():
         for row in checked:
             key = (row["book_id"], row["passage"])
-            values = [row["label"], row["year"], row["minutes"]]
             if key in existing:
-                passage_id = existing[key]
-                project.db.execute("UPDATE validity_passages SET label = ?, year = ?, minutes = ? WHERE id = ?",
-                                   [*values, passage_id])
+                stored = existing[key]
+                passage_id = stored["id"]
+                row.update({c: stored[c] for c in GIVEN_BY if c not in given})  # a column the file lacks is kept
+                if given:
+                    project.db.execute(f"UPDATE validity_passages SET {', '.join(f'{c} = ?' for c in given)} WHERE id = ?",
+                                       [*(row[c] for c in given), passage_id])
             else:
                 passage_id = project.db.execute(
                     "INSERT INTO validity_passages (book_id, label, passage, words, year, minutes, origin, created_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, 'imported', ?)",
                     [row["book_id"], row["label"], row["passage"], _word_count(row["passage"]), row["year"],
                      row["minutes"], stamp]).lastrowid
-            if row["year"] is not None and years.get(row["book_id"]) is None:
+            if "year" in given and row["year"] is not None and years.get(row["book_id"]) is None:
                 project.db.execute("UPDATE books SET year = ? WHERE id = ?", [row["year"], row["book_id"]])
                 years[row["book_id"]] = row["year"]
             out.append({"line": row["line"], "book_id": row["book_id"], "passage_id": passage_id,

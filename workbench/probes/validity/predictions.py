@@ -1,7 +1,8 @@
 """Answers made elsewhere (another program, a published study), imported as an external model's run.
 
 A TSV or CSV file with a header naming ``book`` and ``answer``, and optionally ``passage_id``. ``book``
-is a book's id, external id or exact title (as for imported passages); ``passage_id`` is a passage's
+names a book as for imported passages (its id, external id, results file name or exact title; a value
+that names two books by different kinds of name is refused); ``passage_id`` is a passage's
 number in this project or its id in the file the passages were imported from. Without it, the book must
 have exactly one passage. ``answer`` is the raw answer, parsed by the same parsers as Palimpsest's own
 runs whenever it is read.

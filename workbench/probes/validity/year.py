@@ -18,7 +18,9 @@ Per group (``year_table``), for ``top``, ``bottom`` and ``all`` books:
 - the ``difference`` row: top minus bottom, for the missing share (Fisher's exact test) and the MAE (a
   bootstrap interval drawing each group on its own, and a seeded permutation test, two-sided).
 
-Groups with fewer than ``SMALL_GROUP`` books with a prediction are flagged in ``note``.
+Groups with fewer than ``SMALL_GROUP`` books with a prediction are flagged in ``note``, and so are the top
+and bottom group when some of their books tie at the cut with books left out (``tied_at_cut`` per book):
+the ranking's tie-breaks, not the accuracy, put those books in, as the error analysis says too.
 """
 
 from __future__ import annotations
@@ -35,7 +37,16 @@ from workbench.analysis.permutation import PERMUTATION_RESAMPLES, permutation_te
 from workbench.errors import UserError
 from workbench.probes.validity import YEAR
 from workbench.probes.validity.answers import task_answers
-from workbench.probes.validity.groups import ALL, BOTTOM, DIFFERENCE, MIDDLE, TOP, memorization_groups
+from workbench.probes.validity.groups import (
+    ALL,
+    BOTTOM,
+    DIFFERENCE,
+    MIDDLE,
+    TOP,
+    memorization_groups,
+    tie_notes,
+    with_groups,
+)
 from workbench.probes.validity.parsers import YEAR_RANGE
 
 if TYPE_CHECKING:
@@ -43,7 +54,7 @@ if TYPE_CHECKING:
 
 SMALL_GROUP = 10
 BOOK_COLUMNS = ["book_id", "book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "passages",
-                "missing", "reason"]
+                "missing", "reason", "tied_at_cut"]
 TABLE_COLUMNS = ["group", "books", "missing", "missing_share", "mae", "mae_ci_low", "mae_ci_high", "p_value",
                  "spearman_rho", "spearman_p", "missing_ci_low", "missing_ci_high", "missing_p_value", "predicted",
                  "model", "by", "groups", "note"]
@@ -73,9 +84,8 @@ def year_books(project: "Project", model: str, by: str, *, groups: str = "decile
             "passages": len(part), "missing": not predicted.any(),
             "reason": "; ".join(dict.fromkeys(r for r in part["reason"] if r)),
         })
-    frame = pd.DataFrame(rows, columns=[c for c in BOOK_COLUMNS if c not in ("group", "accuracy")])
-    frame = frame.merge(grouping[["book_id", "group", "accuracy"]], on="book_id", how="left")
-    frame["group"] = frame["group"].fillna("")
+    frame = with_groups(pd.DataFrame(rows, columns=[c for c in BOOK_COLUMNS
+                                                    if c not in ("group", "accuracy", "tied_at_cut")]), grouping)
     frame["year"] = frame["year"].astype("Int64")
     order = {TOP: 0, MIDDLE: 1, "": 2, BOTTOM: 3}
     frame = frame.assign(_order=frame["group"].map(order)).sort_values(
@@ -113,6 +123,8 @@ def year_table(project: "Project", model: str, by: str, *, groups: str = "decile
     top, bottom = books[books["group"] == TOP], books[books["group"] == BOTTOM]
     rows = [_group_row(TOP, top, seed, resamples), _group_row(BOTTOM, bottom, seed, resamples),
             _group_row(ALL, books, seed, resamples)]
+    for row, tied in zip(rows, tie_notes(books).values()):
+        row["note"] = "; ".join(filter(None, [row["note"], tied]))
     correlated = books.dropna(subset=["abs_error", "accuracy"])
     result = spearman(correlated["accuracy"].astype(float), correlated["abs_error"].astype(float), resamples=0)
     rows[2].update(spearman_rho=result.rho, spearman_p=result.p_value)
