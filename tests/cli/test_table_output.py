@@ -33,3 +33,13 @@ def test_output_piped_into_a_program_that_stops_reading_ends_quietly(tmp_path):
         error = process.stderr.read().decode()
     assert process.returncode == 1
     assert "Traceback" not in error and "BrokenPipe" not in error
+
+
+def test_a_long_text_is_cut_in_the_table_but_whole_in_csv():
+    scene = "The rain had come in from the sea before dawn. " * 40
+    frame = pd.DataFrame({"scene": [1], "text": [scene]})
+    table, csv = io.StringIO(), io.StringIO()
+    print_frame(frame, "table", table)
+    print_frame(frame, "csv", csv)
+    assert max(len(line) for line in table.getvalue().splitlines()) < 80
+    assert scene.strip() in csv.getvalue()

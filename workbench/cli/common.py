@@ -77,9 +77,12 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
         else:
             frame = frame.astype(object).where(frame.notna(), "")  # blanks, not <NA>, for missing values
             frame = frame.map(_small_number_readable)
-            with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
-                                   "display.max_colwidth", 60):
-                out.write(frame.to_string(index=False) + "\n")
+            with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
+                # to_string ignores the display.max_colwidth option (pandas 3): a scene's text filled the screen
+                out.write(frame.to_string(index=False, max_colwidth=MAX_COLUMN_WIDTH) + "\n")
+
+
+MAX_COLUMN_WIDTH = 60  # characters of a cell in a printed table (--format csv or json gives everything)
 
 
 def _small_number_readable(value):
