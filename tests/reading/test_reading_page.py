@@ -51,6 +51,7 @@ def test_the_steps_run_in_the_background_and_the_curve_opens_on_a_question(qtbot
     accuracies = page.curve.column_texts("Accuracy")
     assert accuracies[0] == "100%" and page.curve.column_texts("Unparsed")[-1] != "0"
     assert "original names: no slope (the regression did not converge" in page.slope.text()
+    assert page.pooled.text().startswith("The answers to the questions of ")  # the curve names its book
 
     variant, bin_low = page.plot.points[0][2], page.plot.points[0][3]
     page.plot.click_point(variant, bin_low)

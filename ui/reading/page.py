@@ -32,7 +32,7 @@ from ui.background import Operation
 from ui.reading.curve_plot import CurvePlot
 from ui.reading.steps import Steps
 from ui.widgets.combo import refill
-from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_only
+from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_no
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from workbench.corpus.library import list_books
@@ -63,7 +63,7 @@ ANSWER_COLUMNS = [
     Column("retention_words", "Retention (words)", count, numeric=True),
     Column("answer", "Right choice", count, numeric=True),
     Column("choice", "Its choice", count, numeric=True),
-    Column("correct", "Right?", yes_only),
+    Column("correct", "Right?", yes_no),
     Column("raw", "Raw reply", stretch=True),
 ]
 
@@ -108,6 +108,8 @@ class ReadingPage(Page, OneOperation):
         top.addWidget(QLabel("Model"))
         top.addWidget(self.model, 1)
         top.addWidget(self.export_button)
+        self.pooled = QLabel("")
+        self.pooled.setWordWrap(True)
         self.plot = CurvePlot()
         self.plot.bin_clicked.connect(self.show_bin)
         self.curve = FrameTable(CURVE_COLUMNS)
@@ -122,6 +124,7 @@ class ReadingPage(Page, OneOperation):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addLayout(top)
+        right_layout.addWidget(self.pooled)
         lower = QSplitter(Qt.Orientation.Vertical)
         lower.addWidget(self.plot)
         table_box = QWidget()
@@ -154,7 +157,7 @@ class ReadingPage(Page, OneOperation):
                 refill(combo, [])
             self.steps.status.setText("")
             self.refresh_context_hint()
-            self._show_results((pd.DataFrame(), pd.DataFrame(), pd.DataFrame()))
+            self._show_results(NO_RESULTS)
             return
         refill(self.steps.book, [(f"{b.display_name} ({b.words:,} words)", b.id) for b in list_books(self.project)
                                      if b.words])
@@ -188,7 +191,7 @@ class ReadingPage(Page, OneOperation):
     def refresh_results(self, *_) -> None:
         model = self.model.currentData()
         if self.project is None or self.project.closed or not model:
-            self._show_results((pd.DataFrame(), pd.DataFrame(), pd.DataFrame()))
+            self._show_results(NO_RESULTS)
             return
         project = self.project
 
@@ -196,13 +199,16 @@ class ReadingPage(Page, OneOperation):
             answers = results.answers_frame(project, model)
             curve = results.forgetting_curve(project, model, answers=answers)
             curve["bin"] = [bin_label(lo, hi) for lo, hi in zip(curve["bin_low"], curve["bin_high"])]
-            return answers, curve, results.forgetting_slope(project, model, answers=answers)
+            return (answers, curve, results.forgetting_slope(project, model, answers=answers),
+                    results.books_answered(project, answers))
 
         self.reading.queue(read, label="Reading the answers", project=project, background_read=True,
                            on_done=self._show_results, on_error=self.show_error)
 
     def _show_results(self, result: tuple) -> None:
-        self.answers, curve, slopes = result
+        self.answers, curve, slopes, books = result
+        self.pooled.setText(describe_pooled(books))
+        self.pooled.setVisible(bool(books))
         self.plot.show_curve(curve)
         self.curve.show_frame(curve)
         self.slope.setText(describe_slopes(slopes))
@@ -391,6 +397,16 @@ class ReadingPage(Page, OneOperation):
 
     def _exported(self, paths) -> None:
         self.show_summary("Saved " + " and ".join(str(p) for p in paths) + ".")
+
+
+NO_RESULTS = (pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), [])  # answers, curve, slopes, books
+
+
+def describe_pooled(books: list[str]) -> str:
+    """Which books the curve is made of (it pools every book the model answered questions of)."""
+    if len(books) == 1:
+        return f"The answers to the questions of {books[0]}."
+    return f"The answers to the questions of {len(books)} books, pooled: {'; '.join(books)}."
 
 
 def describe_slopes(slopes: pd.DataFrame) -> str:

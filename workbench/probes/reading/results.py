@@ -92,6 +92,16 @@ def answers_frame(project: "Project", model: str | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def books_answered(project: "Project", answers: pd.DataFrame) -> list[str]:
+    """The titles of the books whose questions ``answers`` holds: a forgetting curve pools them all."""
+    from workbench.corpus.library import books_frame
+
+    if answers.empty:
+        return []
+    books = books_frame(project)
+    return sorted(books[books["id"].isin({int(b) for b in answers["book_id"].dropna()})]["title"])
+
+
 def _read_along(answers: pd.DataFrame) -> pd.DataFrame:
     if answers.empty:
         return answers
