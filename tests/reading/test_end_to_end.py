@@ -106,6 +106,24 @@ def test_a_tiny_random_model_forgets_nothing_because_it_never_knew(study, llama_
     cli(capsys, "chart", path, "reading-forgetting", "--out", figure, "--option", "model=tiny-server")
     assert figure.stat().st_size > 10_000 and figure.with_suffix(".csv").exists()
 
+    # the command line sets how the answers are drawn (a scholar's own chance-level check needs sampling)
+    project = Project.open(path)
+    try:
+        add_model(project, ModelSpec(label="tiny-cli", backend="openai", ref=llama_server.model,
+                                     base_url=llama_server.base_url))
+    finally:
+        project.close()
+    cli(capsys, "reading", "run", path, "--model", "tiny-cli", "--context-words", 12, "--temperature", 1,
+        "--seed", -1, "--max-tokens", 1, "--yes")
+    project = Project.open(path)
+    try:
+        (params,) = {p for (p,) in project.db.execute(
+            "SELECT r.params FROM runs r JOIN models m ON m.id = r.model_id WHERE m.label = 'tiny-cli'").fetchall()}
+    finally:
+        project.close()
+    choice = json.loads(params)["choice"]
+    assert (choice["temperature"], choice["max_tokens"], choice["seed"]) == (1.0, 1, None)
+
 
 def test_a_paid_model_is_not_asked_without_a_yes(study, capsys):
     path, books = study

@@ -90,6 +90,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="show at most the last N words of the book before each question")
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
     p.add_argument("--retry-failed", action="store_true", help="only ask again where the request failed")
+    p.add_argument("--temperature", type=float, metavar="T",
+                   help="sampling temperature of the multiple-choice answers (default 0: always the likeliest)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="the answers' sampling seed (default 0); give -1 for none, so each request draws anew")
+    p.add_argument("--max-tokens", type=int, metavar="N", help="longest multiple-choice answer in tokens (default 8)")
     add_yes_argument(p)
     p.set_defaults(handler=cmd_run)
 
@@ -196,17 +201,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     from workbench.models.registry import get_model
     from workbench.probes.reading.run import context_note, estimate_questions_cost, run_questions
 
+    choice = {key: value for key, value in (("temperature", args.temperature), ("max_tokens", args.max_tokens),
+                                            ("seed", args.seed)) if value is not None}
+    if choice.get("seed") == -1:
+        choice["seed"] = None
     with opened(args.project) as project:
         spec = get_model(project, args.model)
         confirm_cost(spec, lambda: estimate_questions_cost(project, spec, variant=args.variant, book_ids=args.book,
-                                                           context_words=args.context_words), yes=args.yes)
+                                                           context_words=args.context_words, choice_params=choice),
+                     yes=args.yes)
         if args.context_words is None:
             note = context_note(spec, "--context-words")
             if note:
                 print(note, file=sys.stderr)
         reports = run_questions(project, spec, variant=args.variant, book_ids=args.book,
                                 context_words=args.context_words, retry_failed=args.retry_failed,
-                                state=progress_state(f"Asking {args.model}"))
+                                choice_params=choice, state=progress_state(f"Asking {args.model}"))
     status = max((report_run(report, args.project, f"Reading questions to {args.model}") for report in reports),
                  default=0)
     if args.context_words is None and any(report.failed for report in reports):
