@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -44,6 +45,17 @@ FILE_FILTER = f"Palimpsest projects (*{SUFFIX});;All files (*)"
 def load_page_class(spec: str) -> type[Page]:
     module, _, name = spec.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+class _InputHeld(QObject):
+    """Swallows the clicks and keys meant for the program while it cannot take them (a project opening)."""
+
+    HELD = {QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease, QEvent.Type.MouseButtonDblClick,
+            QEvent.Type.KeyPress, QEvent.Type.KeyRelease, QEvent.Type.Wheel, QEvent.Type.Shortcut,
+            QEvent.Type.ShortcutOverride}
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        return event.type() in self.HELD
 
 
 def _scrollable(page: Page) -> QScrollArea:
@@ -202,7 +214,7 @@ class MainWindow(QMainWindow):
         if not self._confirm_leave():
             return False
         try:
-            project = Project.open(path)
+            project = self._opened_off_the_gui_thread(Path(path))
         except UserError as exc:
             self._error(str(exc))
             return False
@@ -213,6 +225,32 @@ class MainWindow(QMainWindow):
                 f"Updated the project to the current format; the old version is kept as {backup.name}.", 15000
             )
         return True
+
+    def _opened_off_the_gui_thread(self, path: Path) -> Project:
+        """``Project.open`` on a worker while the window keeps painting (not taking input): its integrity check
+        reads the whole file, a second or more for a project of published results. Returns once it is open."""
+        loop = QEventLoop()
+        outcome: dict = {}
+
+        def open_here(state) -> Project:
+            project = Project.open(path)
+            project.release_thread_connection()  # the GUI thread opens its own
+            return project
+
+        self.statusBar().showMessage(f"Opening {path.name}…")
+        held = _InputHeld(self)
+        QApplication.instance().installEventFilter(held)  # not setEnabled(False): that took the window's focus
+        try:
+            self.ops.run(open_here, label=f"Opening {path.name}", on_done=lambda p: outcome.update(project=p),
+                         on_error=lambda message, details: outcome.update(error=message), on_end=loop.quit)
+            loop.exec()
+        finally:
+            QApplication.instance().removeEventFilter(held)
+            held.deleteLater()
+            self.statusBar().clearMessage()
+        if "error" in outcome:
+            raise UserError(outcome["error"])
+        return outcome["project"]
 
     def save_as_dialog(self) -> None:
         if self.project is None:

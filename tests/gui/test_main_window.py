@@ -207,3 +207,52 @@ def test_opening_a_project_reads_only_the_page_on_screen_and_the_others_when_sho
     window.close_project()  # closing empties every page at once, shown or not
     assert probes.project is None and not probes.refresh_due and probes.books.table.rowCount() == 0
     window.shutdown()
+
+
+def test_background_work_leaves_the_window_active_with_its_keyboard_focus(qtbot, tmp_path):
+    """The Jobs page showed each new operation's row for a moment as a window of its own, which took the
+    keyboard from the main window whenever any work started (a read, an import, a project opening)."""
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window(qtbot, tmp_path)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    focused = QApplication.focusWidget()
+    shown_windows = []
+    window.ops.changed.connect(lambda: shown_windows.extend(
+        w for w in QApplication.topLevelWidgets() if w.isVisible() and w is not window))
+    window.ops.run(lambda state: None, label="Reading")
+    qtbot.waitUntil(lambda: not window.ops.busy, timeout=5000)
+    assert shown_windows == []
+    assert window.isActiveWindow() and QApplication.focusWidget() is focused
+    window.shutdown()
+
+
+def test_a_project_is_opened_and_checked_off_the_gui_thread(qtbot, tmp_path, monkeypatch):
+    """The integrity check at opening reads the whole file (a second or more for published results); the window
+    keeps painting meanwhile, and an error still comes back as a message."""
+    import threading
+
+    from workbench.project import project as project_module
+
+    path = tmp_path / "big.palimpsest"
+    Project.create(path).close()
+    opened_in = []
+    original = project_module.Project.open.__func__
+
+    def recording_open(cls, *args, **kwargs):
+        opened_in.append(threading.get_ident())
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(project_module.Project, "open", classmethod(recording_open))
+    window = make_window(qtbot, tmp_path)
+    assert window.open_project(path) and window.project is not None
+    assert opened_in and opened_in[0] != threading.get_ident()
+    assert window.project.db.execute("SELECT COUNT(*) FROM books").fetchone()[0] == 0  # the GUI thread reads it
+    junk = tmp_path / "junk.palimpsest"
+    junk.write_bytes(b"not a database at all" * 100)
+    errors = []
+    monkeypatch.setattr("ui.dialogs.show_error", lambda parent, message, details="": errors.append(message))
+    assert not window.open_project(junk) and errors and "junk.palimpsest" in errors[0]
+    window.shutdown()

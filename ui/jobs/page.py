@@ -154,7 +154,9 @@ class JobsPage(Page):
     # ------------------------------------------------------------------ running operations
     def _ops_changed(self) -> None:
         self._load_operations()
-        if self.ops.busy and self.isVisible():
+        if not self.isVisible():  # shown again, the page reloads (on_shown)
+            return
+        if self.ops.busy:
             self.timer.start()
         else:
             self.timer.stop()
@@ -188,8 +190,10 @@ class JobsPage(Page):
             if op not in shown:
                 row = ProgressRow()
                 row.label.setMinimumWidth(OPERATION_LABEL_PX)  # the rows' bars line up
-                row.watch(op)
+                # in the page before it shows: shown without a parent, it was a window of its own for a moment,
+                # and took the keyboard from the main window each time any work started
                 self.ops_layout.insertWidget(self.ops_layout.count() - 1, row)
+                row.watch(op)
                 self.op_rows.append(row)
         self.ops_hint.setVisible(not operations)
 
