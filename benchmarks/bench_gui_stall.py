@@ -250,7 +250,7 @@ def published_project(folder: Path, books: int):
 
 
 def stall_while_switching(app, quick: bool):
-    from PySide6.QtCore import QPointF, QSettings, QTimer
+    from PySide6.QtCore import QEvent, QPointF, QSettings, QTimer
 
     from ui.main_window import MainWindow
 
@@ -318,8 +318,10 @@ def stall_while_switching(app, quick: bool):
             shown = probes.results.accuracy.rowCount()
         finally:
             meter.stop()
-            window.ops.join()
+            window.shutdown()  # as the app ends: work joined, the project closed
             window.close()
+            window.deleteLater()  # now, not when the interpreter ends (pyqtgraph's items then crash Qt's teardown)
+            app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     switching = [step for step in meter.longest if step not in opening]
     facts = {"books": books, "answers": answers}
     for name, steps, extra in (("gui_stall_opening", opening, {}),
