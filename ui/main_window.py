@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -45,6 +46,20 @@ FILE_FILTER = f"Palimpsest projects (*{SUFFIX});;All files (*)"
 def load_page_class(spec: str) -> type[Page]:
     module, _, name = spec.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+class _Outcome:
+    """What a piece of work the window waits for came to: its result, or the message of its failure."""
+
+    def __init__(self) -> None:
+        self.result: Any = None
+        self.error: str | None = None
+
+    def done(self, result: Any) -> None:
+        self.result = result
+
+    def failed(self, message: str, details: str) -> None:
+        self.error = message
 
 
 class _InputHeld(QObject):
@@ -230,7 +245,7 @@ class MainWindow(QMainWindow):
         """``Project.open`` on a worker while the window keeps painting (not taking input): its integrity check
         reads the whole file, a second or more for a project of published results. Returns once it is open."""
         loop = QEventLoop()
-        outcome: dict = {}
+        outcome = _Outcome()
 
         def open_here(state) -> Project:
             project = Project.open(path)
@@ -241,16 +256,16 @@ class MainWindow(QMainWindow):
         held = _InputHeld(self)
         QApplication.instance().installEventFilter(held)  # not setEnabled(False): that took the window's focus
         try:
-            self.ops.run(open_here, label=f"Opening {path.name}", on_done=lambda p: outcome.update(project=p),
-                         on_error=lambda message, details: outcome.update(error=message), on_end=loop.quit)
+            self.ops.run(open_here, label=f"Opening {path.name}", on_done=outcome.done, on_error=outcome.failed,
+                         on_end=loop.quit)
             loop.exec()
         finally:
             QApplication.instance().removeEventFilter(held)
             held.deleteLater()
             self.statusBar().clearMessage()
-        if "error" in outcome:
-            raise UserError(outcome["error"])
-        return outcome["project"]
+        if outcome.error is not None:
+            raise UserError(outcome.error)
+        return outcome.result
 
     def save_as_dialog(self) -> None:
         if self.project is None:
