@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QWidget
 
@@ -33,7 +33,14 @@ from ui.charts.palette import (
     translucent,
 )
 from ui.widgets.frame_table import is_missing
-from ui.widgets.marked_plot import clear_panel, lay_out_chart, show_message_in
+from ui.widgets.marked_plot import (
+    TEXT_COLOUR,
+    clear_panel,
+    hover_from,
+    hover_html,
+    lay_out_chart,
+    show_message_in,
+)
 from workbench.probes.cloze.charts import (
     CROWDED_ALPHA,
     INTERVAL_ALPHA,
@@ -50,7 +57,6 @@ from workbench.probes.cloze.charts import (
 
 HOVER_PX = 12  # how near (in pixels) the pointer must be to a point to name it
 LABEL_GAP_PX = 7  # the hover label sits this far from the point
-TEXT_COLOUR = "#202020"
 GRID_ALPHA = 0.18
 CI_NAMES = {"wilson": "Wilson", "bootstrap": "percentile bootstrap"}
 __all__ = ["MAX_LABELLED_BOOKS", "ChartView", "rank_ticks"]
@@ -251,7 +257,7 @@ class ChartView(QWidget):
                  "flagged: fewer passages than asked for" if value("flagged") is True else "",
                  f"{value('failed')} failed" if value("failed") else ""]
         details.append(" · ".join(e for e in extra if e))
-        return self._hover_html(value("book"), details)
+        return hover_html(value("book"), details)
 
     def _title_axis(self, panel: pg.PlotItem, ticks: list[tuple[float, str]]) -> None:
         left = panel.getAxis("left")
@@ -350,7 +356,7 @@ class ChartView(QWidget):
                     continue
                 ci = ("no interval (one book)" if is_missing(row.ci_low)
                       else f"95% CI {_pct(row.ci_low)}–{_pct(row.ci_high)}")
-                text = self._hover_html(f"{value}", [f"{model}: mean accuracy {_pct(row.mean_accuracy)}, {ci}",
+                text = hover_html(f"{value}", [f"{model}: mean accuracy {_pct(row.mean_accuracy)}, {ci}",
                                                      f"{int(row.books)} books, {int(row.passages):,} passages"])
                 self.bars.append(Bar(xi - width / 2, xi + width / 2, 0.0, float(row.mean_accuracy), text))
         books = frame.groupby("value")["books"].max()
@@ -379,7 +385,7 @@ class ChartView(QWidget):
         values = {name: frame[name].tolist() for name in ("book", "book_id", "accuracy_a", "accuracy_b", "n_a", "n_b")}
 
         def describe(i: int) -> str:
-            return self._hover_html(values["book"][i], [f"{a}: {_pct(values['accuracy_a'][i])} of {values['n_a'][i]}",
+            return hover_html(values["book"][i], [f"{a}: {_pct(values['accuracy_a'][i])} of {values['n_a'][i]}",
                                                         f"{b}: {_pct(values['accuracy_b'][i])} of {values['n_b'][i]}"])
 
         self.marks = [Mark(float(x[i]), float(y[i]), int(values["book_id"][i]), values["book"][i], [a, b],
@@ -431,7 +437,7 @@ class ChartView(QWidget):
         values = {name: frame[name].tolist() for name in ("book", "book_id", "model", "n", "ci_low", "ci_high")}
 
         def describe(i: int) -> str:
-            return self._hover_html(values["book"][i], [
+            return hover_html(values["book"][i], [
                 f"{int(x[i])}: {_pct(y[i])} correct of {values['n'][i]}, "
                 f"95% CI {_pct(values['ci_low'][i])}–{_pct(values['ci_high'][i])}"])
 
@@ -447,16 +453,8 @@ class ChartView(QWidget):
         item.setYRange(-0.02, 1.02, padding=0)
 
     # ------------------------------------------------------------------ hover and click
-    @staticmethod
-    def _hover_html(title: str, lines: list[str]) -> str:
-        body = "<br>".join(html.escape(line) for line in lines if line)
-        return f"<div style='color:{TEXT_COLOUR};'><b>{html.escape(str(title))}</b><br>{body}</div>"
-
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.MouseMove:
-            self.hover_at(self.plot.mapToScene(event.position().toPoint()))
-        elif event.type() == QEvent.Type.Leave:
-            self.hover_at(QPointF(-1e9, -1e9))
+        hover_from(event, self.plot, self.hover_at)
         return False
 
     def _panel_of(self, mark: Mark) -> pg.PlotItem:

@@ -13,9 +13,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from ui.widgets.marked_plot import TEXT_COLOUR
 from workbench.probes.reading.charts import VARIANT_STYLE
 
-TEXT_COLOUR = "#202020"
 CHANCE_COLOUR = "#777777"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,6 +29,14 @@ class Mark:
     y: float
     text: str  # HTML shown on hover
     data: dict[str, Any] = field(default_factory=dict)  # what a click hands over
+
+
+def hover_from(event: QEvent, plot: pg.PlotWidget, hover_at: Callable[[QPointF], None]) -> None:
+    """A mouse move over ``plot`` as a scene position for ``hover_at``; leaving it, a position far away."""
+    if event.type() == QEvent.Type.MouseMove:
+        hover_at(plot.mapToScene(event.position().toPoint()))
+    elif event.type() == QEvent.Type.Leave:
+        hover_at(QPointF(-1e9, -1e9))
 
 
 def hover_html(title: str, lines: list[str]) -> str:
@@ -145,10 +153,7 @@ class MarkedPlot(QWidget):
 
     # ------------------------------------------------------------------ hover and click
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.MouseMove:
-            self.hover_at(self.plot.mapToScene(event.position().toPoint()))
-        elif event.type() == QEvent.Type.Leave:
-            self.hover_at(QPointF(-1e9, -1e9))
+        hover_from(event, self.plot, self.hover_at)
         return False
 
     def scene_pos_of(self, mark: Mark) -> QPointF:
