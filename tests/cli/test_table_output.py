@@ -43,3 +43,13 @@ def test_a_long_text_is_cut_in_the_table_but_whole_in_csv():
     print_frame(frame, "csv", csv)
     assert max(len(line) for line in table.getvalue().splitlines()) < 80
     assert scene.strip() in csv.getvalue()
+
+
+def test_whole_numbers_made_float_by_a_gap_print_as_whole_numbers_in_the_table():
+    """A year column with one missing value printed 1852.0; a column of true fractions keeps them."""
+    frame = pd.DataFrame({"book": ["a", "b", "c"], "year": [1852.0, None, 1997.0], "share": [0.5, 1.0, 0.25]})
+    out = io.StringIO()
+    print_frame(frame, "table", out)
+    rows = [line.split() for line in out.getvalue().splitlines()[1:]]
+    assert rows == [["a", "1852", "0.50"], ["b", "1.00"], ["c", "1997", "0.25"]]
+    assert frame["year"].dtype == float  # the caller's frame is left as it was

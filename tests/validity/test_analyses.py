@@ -134,6 +134,14 @@ def test_the_plausible_years_change_what_counts_as_a_prediction(studied):
     assert narrow.loc[ids[1], "reason"].startswith("1790 is outside")
 
 
+def test_a_group_without_a_single_prediction_says_so_plainly(studied):
+    project, _ = studied
+    table = year_table(project, "alpha", "alpha", year_range=(3000, 3001)).set_index("group")
+    assert table.loc["top", "predicted"] == 0 and math.isnan(table.loc["top", "mae"])
+    assert table.loc["top", "note"].startswith("no book with a prediction")
+    assert "only 0" not in " ".join(table["note"])
+
+
 def test_a_model_without_answers_is_told_what_to_do(studied):
     project, _ = studied
     with pytest.raises(UserError, match="'beta' has no answers to the year task"):

@@ -75,6 +75,7 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
         if frame.empty:
             out.write("(nothing yet)\n")
         else:
+            frame = _whole_numbers_as_integers(frame)
             frame = frame.astype(object).where(frame.notna(), "")  # blanks, not <NA>, for missing values
             frame = frame.map(_small_number_readable)
             with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
@@ -83,6 +84,18 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
 
 
 MAX_COLUMN_WIDTH = 60  # characters of a cell in a printed table (--format csv or json gives everything)
+
+
+def _whole_numbers_as_integers(frame: pd.DataFrame) -> pd.DataFrame:
+    """Float columns that hold only whole numbers (years, word counts made float by a missing value) printed
+    as 1852, not 1852.0."""
+    frame = frame.copy()
+    for position, dtype in enumerate(frame.dtypes):
+        values = frame.iloc[:, position].dropna()
+        if pd.api.types.is_float_dtype(dtype) and len(values) and bool(((values % 1) == 0).all()) \
+                and float(values.abs().max()) < 2 ** 53:
+            frame.isetitem(position, frame.iloc[:, position].astype("Int64"))
+    return frame
 
 
 def _small_number_readable(value):

@@ -68,6 +68,9 @@ def curve_frame(project: "Project", model: str | None = None, by_kind: Any = Fal
     return frame
 
 
+DODGE = 0.12  # bins apart on the x axis between the variants' points
+
+
 def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     panels = list(dict.fromkeys(frame["kind"])) if "kind" in frame.columns else [None]
     bins = frame.drop_duplicates("bin_low").sort_values("bin_low")
@@ -75,16 +78,18 @@ def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     for ax, panel in zip(axes, panels):
         part = frame if panel is None else frame[frame["kind"] == panel]
-        for variant, rows in part.groupby("variant", sort=True):
+        variants = part.groupby("variant", sort=True)
+        for number, (variant, rows) in enumerate(variants):
             color, marker = VARIANT_STYLE.get(variant, ("#444444", "^"))
-            x = np.array([position[v] for v in rows["bin_low"]], dtype=float)
+            dodge = DODGE * (number - (variants.ngroups - 1) / 2)  # equal values of two variants stay visible
+            x = np.array([position[v] for v in rows["bin_low"]], dtype=float) + dodge
             y = rows["accuracy"].to_numpy(dtype=float)
             err = np.vstack([y - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - y])
             ax.errorbar(x, y, yerr=err, color=color, marker=marker, capsize=3, label=f"{variant} names")
         chance = float(part["chance"].mean())
         ax.axhline(chance, color="#777777", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})")
         ax.set_xticks(range(len(bins)), bins["bin"], rotation=30, ha="right")
-        ax.set_ylim(0, 1)
+        ax.set_ylim(-0.03, 1.03)  # a point at 0 or 1 shows whole
         ax.set_xlabel("retention demand (words between the scene and the question)")
         ax.set_title(panel or "")
         ax.grid(axis="y", alpha=0.3)

@@ -101,7 +101,8 @@ def _group_row(name: str, books: pd.DataFrame, seed: int, resamples: int) -> dic
     mae_low, mae_high = bootstrap_interval(errors, seed=seed, resamples=resamples) if len(errors) else (math.nan,) * 2
     note = ""
     if len(errors) < SMALL_GROUP:
-        note = f"only {len(errors)} book{'s' if len(errors) != 1 else ''} with a prediction: a rough interval"
+        note = ("no book with a prediction: no error to average" if not len(errors) else
+                f"only {len(errors)} book{'s' if len(errors) != 1 else ''} with a prediction: a rough interval")
     return {"group": name, "books": answered, "missing": missing,
             "missing_share": missing / answered if answered else math.nan, "missing_ci_low": low,
             "missing_ci_high": high, "predicted": len(errors), "mae": errors.mean() if len(errors) else math.nan,
