@@ -3,6 +3,7 @@ import os
 import pytest
 
 from tests.fixtures.reading_books import reading_book, store_answers
+from workbench.corpus.library import get_book
 from workbench.models.registry import ModelSpec, add_model
 from workbench.probes.reading.questions import QuestionSettings, build_questions, latest_question_sets
 
@@ -27,7 +28,9 @@ def test_the_steps_run_in_the_background_and_the_curve_opens_on_a_question(qtbot
                                                                           messages, tmp_path):
     page = shown_page(ReadingPage, project)
     _settle(qtbot, page)
-    assert "35 scenes of about 60 words" in page.steps.status.text()
+    book = get_book(project, two_books.book_id)
+    assert f"{book.words:,} words, in 35 scenes of about 60 words" in page.steps.status.text()
+    assert page.steps.book.currentText() == book.display_name  # the word count, which clipped it, is in the status
     assert "Summaries by elsewhere: 35 of 35 scenes" in page.steps.status.text()
     page.steps.every.setValue(2)
     page.steps.options.setValue(4)

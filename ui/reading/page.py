@@ -159,8 +159,7 @@ class ReadingPage(Page, OneOperation):
             self.refresh_context_hint()
             self._show_results(NO_RESULTS)
             return
-        refill(self.steps.book, [(f"{b.display_name} ({b.words:,} words)", b.id) for b in list_books(self.project)
-                                     if b.words])
+        refill(self.steps.book, [(b.display_name, b.id) for b in list_books(self.project) if b.words])  # words: status
         models = [(spec.label, spec.label) for spec in runnable_models(self.project)]
         refill(self.steps.summary_model, models)
         refill(self.steps.ask_model, models)

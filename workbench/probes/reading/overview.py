@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 @dataclass
 class BookStatus:
     book_id: int
+    words: int = 0
     scenes: int = 0
     scene_words: int = 0
     summaries: dict[str, tuple[int, int]] = field(default_factory=dict)  # model -> (summaries, false summaries)
@@ -26,9 +27,10 @@ class BookStatus:
     answered_by: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
+        length = f"{self.words:,} words" if self.words else "No text"
         if not self.scenes:
-            return "Not cut into scenes yet."
-        lines = [f"{self.scenes:,} scenes of about {self.scene_words:,} words."]
+            return f"{length}, not cut into scenes yet."
+        lines = [f"{length}, in {self.scenes:,} scenes of about {self.scene_words:,} words."]
         if self.summaries:
             lines += [f"Summaries by {model}: {true:,} of {self.scenes:,} scenes, {false:,} false versions."
                       for model, (true, false) in self.summaries.items()]
@@ -42,7 +44,8 @@ class BookStatus:
 
 
 def book_status(project: "Project", book_id: int) -> BookStatus:
-    status = BookStatus(book_id)
+    words = project.db.execute("SELECT words FROM books WHERE id = ?", [book_id]).fetchone()
+    status = BookStatus(book_id, words=int(words[0] or 0) if words else 0)
     row = project.db.execute("SELECT id, scenes, target_words FROM reading_scene_sets WHERE book_id = ?"
                              " ORDER BY id DESC LIMIT 1", [book_id]).fetchone()
     if row is None:
