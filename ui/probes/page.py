@@ -130,10 +130,7 @@ class ProbesPage(Page, OneOperation):
 
     # ------------------------------------------------------------------ reloading
     def refresh(self) -> None:
-        has_project = self.project is not None
-        self.hint.setVisible(not has_project)
-        self.splitter.setEnabled(has_project)
-        if not has_project:
+        if not self.show_whether_open():
             self._project_shown = None
             self.reading.drop()
             self.books.load(None, pd.DataFrame(columns=OVERVIEW_COLUMNS), keep_ticks=False)

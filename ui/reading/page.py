@@ -148,10 +148,7 @@ class ReadingPage(Page, OneOperation):
 
     # ------------------------------------------------------------------ reloading
     def refresh(self) -> None:
-        has_project = self.project is not None
-        self.hint.setVisible(not has_project)
-        self.splitter.setEnabled(has_project)
-        if not has_project:
+        if not self.show_whether_open():
             self.reading.drop()
             for combo in (self.steps.book, self.steps.summary_model, self.steps.ask_model, self.model):
                 refill(combo, [])

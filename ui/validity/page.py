@@ -347,10 +347,7 @@ class ValidityPage(Page, OneOperation):
 
     # ------------------------------------------------------------------ reloading
     def refresh(self) -> None:
-        has_project = self.project is not None
-        self.hint.setVisible(not has_project)
-        self.splitter.setEnabled(has_project)
-        if not has_project:
+        if not self.show_whether_open():
             self._project_shown = None
             self.passages.load(None, pd.DataFrame(columns=["book_id", "title", "author", "year", "has_text",
                                                            "sampled", "imported"]), keep_ticks=False)

@@ -34,6 +34,14 @@ class OneOperation:
         layout.addWidget(self.progress)
         layout.addWidget(self.summary)
         layout.addWidget(body, 1)
+        self._body = body
+
+    def show_whether_open(self) -> bool:
+        """The hint without a project, the body usable with one; whether a project is open."""
+        has_project = self.project is not None
+        self.hint.setVisible(not has_project)
+        self._body.setEnabled(has_project)
+        return has_project
 
     def can_start(self) -> bool:
         """True with a project open and no work of the view running; otherwise says what to do."""

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from workbench.project import Project
 
 TOP, BOTTOM, MIDDLE, ALL, DIFFERENCE = "top", "bottom", "middle", "all", "difference"
+SMALL_GROUP = 10  # a group with fewer books (year) or items (narrative time) is flagged: a rough interval
 GROUP_COLUMNS = ["book_id", "book", "accuracy", "n", "group", "tied_at_cut"]
 ACCURACY_TABLE = "cloze-book-accuracy"
 

@@ -11,9 +11,9 @@ from workbench.analysis.permutation import PERMUTATION_RESAMPLES
 from workbench.corpus.book_sets import GROUP_FRACTIONS
 from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, register_methods
 from workbench.probes.validity import NARRATIVE_TIME, RUN_KINDS, YEAR
+from workbench.probes.validity.groups import SMALL_GROUP
 from workbench.probes.validity.parsers import YEAR_RANGE
 from workbench.probes.validity.passages import TRIES_PER_PASSAGE, WORD_TOLERANCE
-from workbench.probes.validity.year import SMALL_GROUP
 
 if TYPE_CHECKING:
     from workbench.project import Project

@@ -30,6 +30,7 @@ from workbench.probes.validity.groups import (
     BOTTOM,
     DIFFERENCE,
     MIDDLE,
+    SMALL_GROUP,
     TOP,
     memorization_groups,
     tie_notes,
@@ -40,7 +41,6 @@ from workbench.probes.validity.references import reference_minutes
 if TYPE_CHECKING:
     from workbench.project import Project
 
-SMALL_GROUP = 10
 ITEM_COLUMNS = ["passage_id", "book_id", "book", "group", "accuracy", "reference_minutes", "source", "answer",
                 "predicted_minutes", "reason", "tied_at_cut"]
 TABLE_COLUMNS = ["group", "items", "spearman_rho", "ci_low", "ci_high", "p_value", "missing", "model", "by", "groups",

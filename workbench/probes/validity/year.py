@@ -42,6 +42,7 @@ from workbench.probes.validity.groups import (
     BOTTOM,
     DIFFERENCE,
     MIDDLE,
+    SMALL_GROUP,
     TOP,
     memorization_groups,
     tie_notes,
@@ -52,7 +53,6 @@ from workbench.probes.validity.parsers import YEAR_RANGE
 if TYPE_CHECKING:
     from workbench.project import Project
 
-SMALL_GROUP = 10
 BOOK_COLUMNS = ["book_id", "book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "passages",
                 "missing", "reason", "tied_at_cut"]
 TABLE_COLUMNS = ["group", "books", "missing", "missing_share", "mae", "mae_ci_low", "mae_ci_high", "p_value",
