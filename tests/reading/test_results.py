@@ -146,3 +146,13 @@ def test_the_cost_of_the_questions_is_estimated_from_the_book_each_one_shows(pro
     assert whole.prompt_tokens - short.prompt_tokens == book_tokens - sum(
         int(min(q.checkpoint_word, 50) * TOKENS_PER_WORD) for q in read_along)
     assert whole.cost > short.cost > 0
+
+
+def test_the_curve_shows_the_model_that_answered_last_unless_one_is_named(project, answered):
+    from workbench.probes.reading.charts import answer_models, curve_frame
+
+    question_set, _ = answered
+    store_answers(project, question_set, "later", lambda q: "1")
+    assert answer_models(project) == ["later", "judge"]
+    assert set(curve_frame(project)["model"]) == {"later"}
+    assert set(curve_frame(project, model="judge")["model"]) == {"judge"}

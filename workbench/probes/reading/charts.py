@@ -38,8 +38,10 @@ def _flag(value: Any) -> bool:
 
 
 def answer_models(project: "Project") -> list[str]:
-    """Labels of the models that answered reading questions, in the order they first did."""
-    return list(dict.fromkeys(results.answer_runs(project)["model"]))
+    """Labels of the models that answered reading questions, the one that answered last first (the default
+    of the charts and the page: what the scholar has just run, not the first model ever asked)."""
+    runs = results.answer_runs(project).sort_values("run_id", ascending=False)
+    return list(dict.fromkeys(runs["model"]))
 
 
 def _model(project: "Project", model: str | None) -> str:
