@@ -21,6 +21,7 @@ from workbench import jobs
 from workbench.cli import main
 from workbench.models.prices import set_price
 from workbench.models.registry import ModelSpec, add_model
+from workbench.models.usage import run_usage
 from workbench.project import Project
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +59,24 @@ def test_with_yes_the_estimate_is_shown_and_the_run_goes_ahead(paid, fault_proxy
     assert "api is a paid API: 5 requests" in captured.err
     assert "5 of 5 done" in captured.out
     assert len(fault_proxy.posts()) == 5
+
+
+def test_the_refusal_says_how_to_mark_a_model_on_ones_own_computer_free(paid, capsys):
+    assert main(rep_run(paid)) == 1
+    assert "--param free=true" in capsys.readouterr().err
+
+
+def test_a_model_marked_free_runs_without_a_question_and_costs_nothing(paid, fault_proxy, capsys):
+    """A server on the scholar's own computer, marked free: no --yes needed, no cost counted."""
+    assert main(["model", "edit", str(paid), "api", "--param", "free=true"]) == 0
+    capsys.readouterr()
+    assert main(rep_run(paid)) == 0
+    captured = capsys.readouterr()
+    assert "paid API" not in captured.err and "5 of 5 done" in captured.out
+    assert len(fault_proxy.posts()) == 5
+    with Project.open(paid) as project:
+        (run_id,) = project.db.execute("SELECT id FROM runs").fetchone()
+        assert run_usage(project, run_id)["cost"] == 0.0  # the price set for this model no longer counts
 
 
 def answer_on_a_terminal(argv: list[str], answer: str) -> tuple[int, str]:

@@ -60,6 +60,29 @@ def test_adding_a_model_through_the_dialog(page, project):
     assert page.table.selectedIndexes()  # the new model is selected
 
 
+def test_costs_nothing_is_ticked_for_a_server_of_ones_own_and_kept_out_of_the_parameters(page, project):
+    registry.add_model(project, ModelSpec(label="here", backend="openai", ref="tiny",
+                                          base_url="http://127.0.0.1:9/v1", params={"timeout": 30}))
+    page.refresh()
+    page.select_label("here")
+    page.edit_selected()
+    dialog = page.dialog
+    assert not dialog.free_box.isHidden() and not dialog.free_box.isChecked()
+    dialog.free_box.setChecked(True)
+    dialog.accept()
+    assert registry.get_model(project, "here").params == {"timeout": 30, "free": True}
+    page.edit_selected()
+    dialog = page.dialog
+    assert dialog.free_box.isChecked() and dialog.params_edit.text() == "timeout=30"
+    dialog.free_box.setChecked(False)
+    dialog.accept()
+    assert registry.get_model(project, "here").params == {"timeout": 30}
+    page.edit_selected()
+    page.dialog.backend_box.setCurrentIndex(page.dialog.backend_box.findData("gguf"))
+    assert page.dialog.free_box.isHidden()  # a model on this computer costs nothing anyway
+    page.dialog.reject()
+
+
 def test_a_mistake_keeps_the_dialog_open_with_the_reason(page, project):
     page.add_model()
     dialog = page.dialog

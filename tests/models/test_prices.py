@@ -91,3 +91,26 @@ def test_estimate_before_a_run():
     assert local.cost == 0.0 and "costs nothing" in local.describe()
     unknown = prices.estimate_cost(ModelSpec(label="u", backend="openai", ref="mystery"), ["abc"], 10)
     assert unknown.cost is None and "cannot be estimated" in unknown.describe()
+
+
+def test_an_api_model_is_paid_until_the_scholar_marks_it_free(project):
+    """A server on 127.0.0.1 may forward to a paid service: only the scholar's 'free' makes it cost nothing."""
+    loopback = registry.add_model(project, ModelSpec(label="here", backend="openai", ref="gpt-4o-mini",
+                                                     base_url="http://127.0.0.1:8080/v1"))
+    assert prices.is_paid(loopback)
+    assert prices.estimate_cost(loopback, ["abc"], 10).cost > 0
+    free = registry.update_model(project, loopback.id, params={"free": True})
+    assert not prices.is_paid(free)
+    estimate = prices.estimate_cost(free, ["abc"], 10, project=project)
+    assert estimate.cost == 0.0 and "costs nothing" in estimate.describe()
+    run_id = jobs.create_run(project, "test", model_id=free.id)
+    jobs.run_job(project, run_id, [jobs.Unit(1)],
+                 lambda units, state: [(u, jobs.Outcome(raw="a", prompt_tokens=10**6, completion_tokens=10**6))
+                                       for u in units])
+    assert run_usage(project, run_id)["cost"] == 0.0
+    assert prices.is_paid(ModelSpec(label="text", backend="openai", ref="x", params={"free": "maybe"}))  # not a yes
+
+
+def test_free_is_a_parameter_of_api_models_only(project):
+    with pytest.raises(UserError, match="no parameter free"):
+        registry.add_model(project, ModelSpec(label="l", backend="gguf", ref="x.gguf", params={"free": True}))

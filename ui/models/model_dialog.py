@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -100,6 +101,10 @@ class ModelDialog(QDialog):
             self.chat_box.addItem(text, value)
         self.chat_box.setToolTip("Automatic: API servers get chat messages; local models use their chat template "
                                  "when they have one, else the bare prompt.")
+        self.free_box = QCheckBox("Costs nothing: a server on this computer (llama.cpp, vLLM, Ollama); runs "
+                                  "start without asking about cost")
+        self.free_box.setToolTip("Leave it unticked for a paid service, and for an address that only forwards to "
+                                 "one (a tunnel or a proxy), so that you are asked before money is spent.")
         self.params_edit = QLineEdit()
         self.params_edit.setPlaceholderText("Optional, e.g. concurrency=16, timeout=60 (or n_ctx=4096, device=cuda)")
 
@@ -132,6 +137,7 @@ class ModelDialog(QDialog):
         self.key_label = QLabel("API key")
         form.addRow(self.key_label, key_row)
         form.addRow("", self.key_note)
+        form.addRow("", self.free_box)
         form.addRow("Prompts", self.chat_box)
         form.addRow("Parameters", self.params_edit)
         form.addRow("Tags", tags_row)
@@ -165,6 +171,7 @@ class ModelDialog(QDialog):
             self.key_box.setCurrentIndex(self.key_box.findData(KEY_NONE))
         params = dict(spec.params)
         chat = params.pop("chat", None)
+        self.free_box.setChecked(params.pop("free", None) is True)
         self.chat_box.setCurrentIndex([v for _, v in CHAT_CHOICES].index(chat if chat is None else bool(chat)))
         self.params_edit.setText(", ".join(f"{k}={v}" for k, v in sorted(params.items())))
         self.tags_table.setRowCount(0)
@@ -200,7 +207,8 @@ class ModelDialog(QDialog):
     def _backend_changed(self) -> None:
         backend = self.backend()
         is_api = backend == "openai"
-        for widget in (self.url_label, self.url_edit, self.key_label, self.key_box, self.key_name_edit, self.key_note):
+        for widget in (self.url_label, self.url_edit, self.key_label, self.key_box, self.key_name_edit, self.key_note,
+                       self.free_box):
             widget.setVisible(is_api)
         self.browse_button.setVisible(backend in ("gguf", "hf"))
         self.ref_edit.setPlaceholderText(REF_HINTS[backend])
@@ -229,6 +237,9 @@ class ModelDialog(QDialog):
         chat = self.chat_box.currentData()
         if chat is not None:
             params["chat"] = chat
+        params.pop("free", None)
+        if backend == "openai" and self.free_box.isChecked():
+            params["free"] = True
         source = self.key_box.currentData() if backend == "openai" else KEY_NONE
         name = self.key_name_edit.text().strip()
         if source != KEY_NONE and not name:

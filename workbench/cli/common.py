@@ -184,7 +184,7 @@ def confirm_cost(spec: "ModelSpec", estimate: Callable[[], "CostEstimate | None"
     ``estimate`` is called only for a paid model; None means the cost cannot be worked out here. With
     ``yes`` the estimate is shown and the work goes ahead; without a terminal to answer on, nothing starts
     unless ``yes`` was given. Raises ``UserError`` when the work must not start."""
-    from workbench.models.prices import is_paid
+    from workbench.models.prices import FREE_HINT, is_paid
 
     if not is_paid(spec):
         return
@@ -198,7 +198,7 @@ def confirm_cost(spec: "ModelSpec", estimate: Callable[[], "CostEstimate | None"
         return
     if not sys.stdin.isatty():
         raise UserError(f"{text} Nothing was sent: there is no terminal here to ask whether to go ahead. "
-                        "Add --yes to run it without the question.")
+                        "Add --yes to run it without the question. " + FREE_HINT.format(label=spec.label))
     stream.write(text + "\n")
     if not confirm("Go ahead?", stream):
         raise UserError("Nothing was sent, at your request.")

@@ -155,15 +155,33 @@ def replace_prices(project: "Project", rows: Iterable[tuple[str, float, float]])
 # ---------------------------------------------------------------------------------------------- costs
 def is_paid(spec: "ModelSpec") -> bool:
     """Whether calls to this model may cost money: any API model (the desktop app and the command line ask
-    before running one); local models and imported results cost nothing."""
-    return spec.backend not in LOCAL_BACKENDS and spec.backend != "external"
+    before running one) unless the scholar marked it free (parameter ``free``: a server on their own
+    computer, such as llama.cpp, vLLM or Ollama); local models and imported results cost nothing.
+
+    A server on 127.0.0.1 is not taken to be free by itself: it may be a tunnel or a proxy to a paid API."""
+    if spec.backend in LOCAL_BACKENDS or spec.backend == "external":
+        return False
+    return not marked_free(spec)
+
+
+def marked_free(spec: "ModelSpec") -> bool:
+    return spec.params.get("free") is True
+
+
+def costs_nothing(spec: "ModelSpec") -> bool:
+    """A model on this computer, or an API the scholar marked free: its estimates and runs cost $0."""
+    return spec.backend in LOCAL_BACKENDS or marked_free(spec)
+
+
+FREE_HINT = ("If this model costs nothing (a server on your own computer), mark it free: tick 'Costs nothing' "
+             "in its settings on the Models page, or 'palimpsest model edit PROJECT {label} --param free=true'.")
 
 
 def cost_of_usage(project: "Project | None", spec: "ModelSpec | None", usage: Mapping[str, int]) -> float | None:
     """Dollars for the tokens in ``usage``; 0 for local models; None when no price is known."""
     if spec is None:
         return None
-    if spec.backend in LOCAL_BACKENDS:
+    if costs_nothing(spec):
         return 0.0
     price = price_for(project, spec.ref)
     if price is None:
@@ -205,7 +223,7 @@ class CostEstimate:
         tokens = f"{self.requests} requests, about {self.prompt_tokens:,} prompt tokens and at most " \
                  f"{self.max_completion_tokens:,} answer tokens"
         if self.local:
-            return f"{tokens}; a local model costs nothing per call."
+            return f"{tokens}; a model on this computer (or marked free) costs nothing per call."
         if self.price is None:
             return f"{tokens}; no price is known for this model, so the cost cannot be estimated " \
                    "(enter one in the price table)."
@@ -229,6 +247,6 @@ def estimate_cost(
         prompt_tokens += rough_token_count(text)
         count += 1
     requests = count * samples
-    local = model_spec.backend in LOCAL_BACKENDS
+    local = costs_nothing(model_spec)
     price = None if local else price_for(project, model_spec.ref)
     return CostEstimate(requests, prompt_tokens * samples, requests * int(max_tokens), price, local)

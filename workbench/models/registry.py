@@ -36,7 +36,7 @@ BACKEND_PARAMS = {
     "hf": {"device", "dtype", "chat", "trust_remote_code", "token_budget", "max_batch_size", "local_files_only",
            "cache_dir"},
     "gguf": {"n_ctx", "n_gpu_layers", "n_threads", "chat"},
-    "openai": {"chat", "concurrency", "timeout", "max_retries"},
+    "openai": {"chat", "concurrency", "timeout", "max_retries", "free"},
     "external": set(),
 }
 
@@ -356,6 +356,8 @@ def _open_uncached(spec: ModelSpec) -> Backend:
     params = dict(spec.params)
     if spec.backend == "openai":
         from workbench.models.openai_backend import OpenAIBackend
+
+        params.pop("free", None)  # the project's bookkeeping (no cost question), not the server's
 
         return OpenAIBackend(spec.ref, base_url=spec.base_url, api_key_env=spec.api_key_env,
                              api_key_keyring=spec.api_key_keyring, **params)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from workbench.jobs import get_run, run_counts, runs_frame
-from workbench.models.prices import LOCAL_BACKENDS, CostEstimate, cost_of_usage, price_for, rough_token_count
+from workbench.models.prices import CostEstimate, cost_of_usage, costs_nothing, price_for, rough_token_count
 from workbench.models.registry import get_model, list_models
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def estimate_continuation(project: "Project", run_id: int, retry_failed: bool = 
     spec = get_model(project, int(run["model_id"]))
     counts = run_counts(project, run_id)
     left = counts["failed"] if retry_failed else max(0, int(run["total"]) - counts["ok"] - counts["failed"])
-    local = spec.backend in LOCAL_BACKENDS
+    local = costs_nothing(spec)
     price = None if local else price_for(project, spec.ref)
     if left == 0:
         return CostEstimate(0, 0, 0, price, local)

@@ -202,7 +202,7 @@ def estimate_questions_cost(project: "Project", model: "str | ModelSpec", *, var
     """Requests, tokens and the most that asking the questions still unanswered can cost. A read-along
     prompt counts the book before its checkpoint (at most ``context_words`` words) at ``TOKENS_PER_WORD``,
     the rest of it as the template renders it; every answer as long as allowed."""
-    from workbench.models.prices import LOCAL_BACKENDS, CostEstimate, price_for, rough_token_count
+    from workbench.models.prices import CostEstimate, costs_nothing, price_for, rough_token_count
     from workbench.models.registry import ModelSpec, get_model
 
     spec = model if isinstance(model, ModelSpec) else get_model(project, model)
@@ -229,7 +229,7 @@ def estimate_questions_cost(project: "Project", model: "str | ModelSpec", *, var
                 prompt_tokens += rough_token_count(reconstruct_prompt(template, question, "" if passage else None))
                 prompt_tokens += int(passage / 5 * TOKENS_PER_WORD)  # about five characters a word
                 completion_tokens += rebuild.max_tokens
-    local = spec.backend in LOCAL_BACKENDS
+    local = costs_nothing(spec)
     return CostEstimate(requests, prompt_tokens, completion_tokens, None if local else price_for(project, spec.ref),
                         local)
 
