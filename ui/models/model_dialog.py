@@ -101,10 +101,10 @@ class ModelDialog(QDialog):
             self.chat_box.addItem(text, value)
         self.chat_box.setToolTip("Automatic: API servers get chat messages; local models use their chat template "
                                  "when they have one, else the bare prompt.")
-        self.free_box = QCheckBox("Costs nothing: a server on this computer (llama.cpp, vLLM, Ollama); runs "
-                                  "start without asking about cost")
-        self.free_box.setToolTip("Leave it unticked for a paid service, and for an address that only forwards to "
-                                 "one (a tunnel or a proxy), so that you are asked before money is spent.")
+        self.free_box = QCheckBox("Costs nothing (a server on this computer): no cost question before runs")
+        self.free_box.setToolTip("Tick it for llama.cpp, vLLM, Ollama or LM Studio running here. Leave it unticked "
+                                 "for a paid service, and for an address that only forwards to one (a tunnel or a "
+                                 "proxy), so that you are asked before money is spent.")
         self.params_edit = QLineEdit()
         self.params_edit.setPlaceholderText("Optional, e.g. concurrency=16, timeout=60 (or n_ctx=4096, device=cuda)")
 
