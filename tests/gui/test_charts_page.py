@@ -257,6 +257,27 @@ def test_exporting_the_figure_writes_a_valid_file_and_its_csv(qtbot, page, tmp_p
     assert str(out) in page.status.text()
 
 
+def test_the_export_dialog_adds_the_chosen_file_types_ending_to_a_bare_name(qtbot, page, tmp_path, monkeypatch):
+    """The file dialog is the platform's own (it cannot be clicked offscreen): it answers as a person would who
+    typed 'accuracy' and chose SVG."""
+    from PySide6.QtWidgets import QFileDialog
+
+    asked = []
+
+    def answer(parent, caption, suggested, filters):
+        asked.append((suggested, filters))
+        return str(tmp_path / "accuracy"), "SVG (*.svg)"
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(answer))
+    show(qtbot, page, chart="cloze-accuracy", model="model-a")
+    page.export_figure_dialog()
+    wait_idle(qtbot, page)
+    assert page.last_export == [tmp_path / "accuracy.svg", tmp_path / "accuracy.csv"]
+    assert ElementTree.parse(tmp_path / "accuracy.svg").getroot().tag.endswith("svg")
+    (suggested, filters), = asked
+    assert suggested.endswith("cloze-accuracy.pdf") and "300 dpi" in filters
+
+
 def test_exporting_the_tables(qtbot, page, tmp_path):
     show(qtbot, page, chart="cloze-accuracy", model="model-b")
     page.export_table("cloze-passage-results", tmp_path / "answers.csv")

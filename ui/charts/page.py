@@ -29,6 +29,7 @@ from ui import dialogs
 from ui.background import Operation
 from ui.charts.cloze_plot import ChartView
 from ui.charts.passages_dialog import PassagesDialog
+from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.page import Page
 from workbench.errors import UserError
 from workbench.export import registry
@@ -51,7 +52,6 @@ TABLES = {
     "cloze-passage-results": "Answers per passage (CSV)…",
     "cloze-book-accuracy": "Accuracy per book (CSV)…",
 }
-FIGURE_FILES = "PDF (*.pdf);;SVG (*.svg);;PNG, 300 dpi (*.png)"
 CSV_FILES = "CSV tables (*.csv)"
 NO_RESULTS = ("No name-cloze results yet. Run the probe on the Probes page, or import published results there; "
               "the charts appear here.")
@@ -370,18 +370,9 @@ class ChartsPage(Page):
     def export_figure_dialog(self) -> None:
         if self.require_project() is None:
             return
-        suggested = str(self.project.path.parent / f"{self.chart_name()}.pdf")
-        path, chosen = QFileDialog.getSaveFileName(self, "Export the chart", suggested, FIGURE_FILES)
-        if path:
-            self.export_figure(self._with_suffix(path, chosen))
-
-    @staticmethod
-    def _with_suffix(path: str, chosen_filter: str) -> Path:
-        out = Path(path)
-        if out.suffix.lower() not in registry.FIGURE_FORMATS:
-            suffix = next((s for s in registry.FIGURE_FORMATS if s[1:] in chosen_filter.lower()), ".pdf")
-            out = out.with_name(out.name + suffix)
-        return out
+        out = ask_figure_path(self, self.project.path.parent / f"{self.chart_name()}.pdf")
+        if out is not None:
+            self.export_figure(out)
 
     def export_figure(self, out: str | Path) -> Operation | None:
         """Write the figure (its format from the file's ending) and the CSV beside it, in the background."""

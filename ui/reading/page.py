@@ -32,6 +32,7 @@ from ui.background import Operation
 from ui.reading.curve_plot import CurvePlot
 from ui.reading.steps import Steps
 from ui.widgets.combo import refill
+from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_no
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
@@ -46,7 +47,6 @@ from workbench.run_failures import describe_outcome
 
 NO_PROJECT = "Open or create a project (File menu) to ask models reading questions about its books."
 CSV_FILES = "CSV files (*.csv);;All files (*)"
-CHART_FILES = "PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"
 
 CURVE_COLUMNS = [
     Column("variant", "Names"),
@@ -378,10 +378,9 @@ class ReadingPage(Page, OneOperation):
         model = self.model.currentData()
         if self.require_project() is None or not model:
             return
-        path, chosen = QFileDialog.getSaveFileName(self, "Export the forgetting curve", str(Path.home() / "curve.pdf"),
-                                                   CHART_FILES)
-        if path:
-            self.export(path, model)
+        out = ask_figure_path(self, self.project.path.parent / "reading-forgetting.pdf")
+        if out is not None:
+            self.export(out, model)
 
     def export(self, out: str | Path, model: str) -> Operation:
         from workbench.export.registry import export_chart

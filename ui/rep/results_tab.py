@@ -23,6 +23,7 @@ from ui import wording
 from ui.rep import views
 from ui.rep.plots import RepPlot
 from ui.widgets.cells_table import fill_table
+from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.page import ProjectView
 from ui.widgets.table_filling import filling
 from workbench.errors import UserError
@@ -37,7 +38,6 @@ VIEWS = {  # title -> registered chart name
     "Roles x categories for one model": "rep-heatmap",
 }
 TABLES = ("Shares with 95% intervals", "Tests across decades", "Quadratic trends", "Spread per demographic")
-FIGURE_FILES = "PDF (*.pdf);;SVG (*.svg);;PNG image (*.png)"
 
 
 # ---------------------------------------------------------------------------------------------- off the GUI thread
@@ -434,9 +434,12 @@ class ResultsTab(ProjectView):
 
     # ------------------------------------------------------------------ exporting
     def export_figure_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export the figure", f"{self.chart_name()}.pdf", FIGURE_FILES)
-        if path:
-            self.export_figure(path)
+        project = self.require_project()
+        if project is None:
+            return
+        out = ask_figure_path(self, project.path.parent / f"{self.chart_name()}.pdf")
+        if out is not None:
+            self.export_figure(str(out))
 
     def export_figure(self, path: str) -> None:
         project = self.require_project()

@@ -43,6 +43,7 @@ from ui.validity.answers_dialog import AnswersDialog
 from ui.validity.books import PassagesBox
 from ui.validity.plot import ValidityPlot
 from ui.widgets.combo import refill
+from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
@@ -54,7 +55,6 @@ CHARTS = {YEAR: {"validity-year-groups": "Error by group", "validity-year-error"
           NARRATIVE: {"validity-narrative-time": "Predicted against reference"},
           ERRORS: {"name-cloze-errors": "Randomization test"}}
 CHOICES_SETTING = "validity.choices"
-FIGURE_FILES = "PDF (*.pdf);;SVG (*.svg);;PNG, 300 dpi (*.png)"
 CSV_FILES = "CSV tables (*.csv)"
 TABLE_FILES = "Tables (*.tsv *.csv *.txt);;All files (*)"
 NO_PROJECT = "Open or create a project (File menu) to test whether memorization biases a model's answers."
@@ -637,14 +637,8 @@ class ValidityPage(Page, OneOperation):
         if self.report is None:
             return
         name = self.chart.currentData()
-        suggested = str(self.project.path.parent / f"{name}.pdf")
-        path, chosen = QFileDialog.getSaveFileName(self, "Export the chart", suggested, FIGURE_FILES)
-        if path:
-            from workbench.export.registry import FIGURE_FORMATS
-
-            out = Path(path)
-            if out.suffix.lower() not in FIGURE_FORMATS:
-                out = out.with_name(out.name + next((s for s in FIGURE_FORMATS if s[1:] in chosen.lower()), ".pdf"))
+        out = ask_figure_path(self, self.project.path.parent / f"{name}.pdf")
+        if out is not None:
             self.export_figure(out)
 
     def export_figure(self, out: str | Path) -> Operation | None:
