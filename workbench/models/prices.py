@@ -159,18 +159,13 @@ def is_paid(spec: "ModelSpec") -> bool:
     computer, such as llama.cpp, vLLM or Ollama); local models and imported results cost nothing.
 
     A server on 127.0.0.1 is not taken to be free by itself: it may be a tunnel or a proxy to a paid API."""
-    if spec.backend in LOCAL_BACKENDS or spec.backend == "external":
-        return False
-    return not marked_free(spec)
-
-
-def marked_free(spec: "ModelSpec") -> bool:
-    return spec.params.get("free") is True
+    return spec.backend != "external" and not costs_nothing(spec)
 
 
 def costs_nothing(spec: "ModelSpec") -> bool:
-    """A model on this computer, or an API the scholar marked free: its estimates and runs cost $0."""
-    return spec.backend in LOCAL_BACKENDS or marked_free(spec)
+    """A model on this computer, or an API the scholar marked free (``free=true``): its estimates and runs
+    cost $0."""
+    return spec.backend in LOCAL_BACKENDS or spec.params.get("free") is True
 
 
 FREE_HINT = ("If this model costs nothing (a server on your own computer), mark it free: tick 'Costs nothing' "
