@@ -31,3 +31,14 @@ def test_late_questions_get_the_end_of_the_book_that_fits_a_small_model(project,
     assert rows and report.failed_total == 0, [r[1] for r in rows if r[0] != "ok"][:2]
     cut = [words for _, _, truncated, words in rows if truncated]
     assert cut and min(cut) > 20  # the book (about 2,000 words) was cut to what fits, not to nothing
+
+
+def test_an_api_model_is_warned_that_its_context_is_unknown_even_when_marked_free():
+    from workbench.probes.reading.run import context_note
+
+    paid = ModelSpec(label="api", backend="openai", ref="m")
+    free = ModelSpec(label="here", backend="openai", ref="m", params={"free": True})
+    local = ModelSpec(label="local", backend="gguf", ref="m.gguf")
+    assert "Set 'Words' to about the model's context" in context_note(paid, "'Words'")
+    assert context_note(free, "'Words'") == context_note(paid, "'Words'").replace("'api'", "'here'")
+    assert context_note(local, "'Words'") == ""

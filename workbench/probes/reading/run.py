@@ -93,9 +93,9 @@ def context_note(spec: "ModelSpec", setting: str) -> str:
     """What a person should know about how much book a model will be shown when no limit is given: nothing
     for a local model (it gets what fits its context), for an API model a plain warning that says to set
     ``setting`` (the command's option, the page's field)."""
-    from workbench.models.prices import is_paid
+    from workbench.models.prices import LOCAL_BACKENDS
 
-    if not is_paid(spec):
+    if spec.backend in LOCAL_BACKENDS or spec.backend == "external":  # an API's context is unknown, paid or free
         return ""
     return (f"How much text '{spec.label}' reads at once is not known here, so each question shows the whole "
             "book up to its checkpoint, and questions late in a long book may not fit (they fail, and are stored "
