@@ -147,3 +147,36 @@ def test_through_an_openai_compatible_server(extracted, llama_server):
     assert counts["ok"] + counts["failed"] == 6 and counts["ok"] > 0
     table = book_accuracy(project, "tiny-server")
     assert table["n"].sum() == counts["ok"] and table["failed"].sum() == counts["failed"]
+
+
+def test_a_probe_through_a_round_robin_router_in_front_of_two_servers_finds_every_answer_once(
+        two_books, llama_server, tiny_gguf_path, tmp_path):
+    """Past one machine: two llama.cpp servers behind a router that sends each request to the next server
+    (as a LiteLLM proxy or a load balancer in front of vLLM replicas does); the model's requests-at-once
+    setting keeps both busy, and every passage is answered exactly once."""
+    from tests.fixtures.fault_proxy import FaultProxy
+    from tests.fixtures.servers import start_llama_server, stop_server
+
+    project, _, _ = two_books
+    extract_books(project, settings=ExtractionSettings(per_book=6, seed=2))
+    save_template(project, "short", SHORT, "cloze")
+    second = start_llama_server(tiny_gguf_path, tmp_path / "second.log")
+    router = FaultProxy(llama_server.root, second.root).start()
+    try:
+        add_model(project, ModelSpec(label="lab", backend="openai", ref=llama_server.model, base_url=router.base_url,
+                                     params={"chat": True, "free": True, "concurrency": 4}))
+        report = run_cloze(project, "lab", template="short", params={"max_tokens": 4})
+    finally:
+        router.stop()
+        stop_server(second)
+    passages = select_passage_ids(project)
+    assert report.status == "done" and report.total == len(passages) == 12 and report.failed == 0
+    answers = project.db.execute("SELECT item_id, COUNT(*) FROM responses WHERE run_id = ? GROUP BY item_id",
+                                 [report.run_id]).fetchall()
+    assert sorted(item for item, _ in answers) == sorted(passages) and {n for _, n in answers} == {1}
+    asked = [(i, body) for i, path, body in router.forwarded if path.endswith("/chat/completions")]
+    # both servers answered; nothing was asked twice (a passage whose prompt repeats another's is answered
+    # from the project's cache)
+    assert {i for i, _ in asked} == {0, 1}
+    assert len(asked) == len({body for _, body in asked}) == 12 - report.cached
+    assert router.max_in_flight > 1  # requests really went out side by side

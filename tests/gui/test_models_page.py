@@ -110,7 +110,7 @@ def test_editing_a_model_changes_its_tags(page, project):
     dialog.add_tag_row("fine-tuned", "")
     dialog.accept()
     assert registry.get_model(project, "m").tags == {"decade": "1960s", "fine-tuned": ""}
-    assert page.table.item(0, 5).text() == "decade=1960s, fine-tuned"
+    assert page.table.item(0, column(page, "Tags")).text() == "decade=1960s, fine-tuned"
 
 
 def test_the_test_button_shows_the_answer_and_latency(page, project, llama_server, qtbot):
@@ -218,3 +218,41 @@ def test_a_set_key_variable_and_imported_results_read_plainly(page, project, mon
     assert page.table.item(rows["api"], 4).text() == "variable PALIMPSEST_TEST_KEY_VAR"
     assert "it is set" in page.table.item(rows["api"], 4).toolTip()
     assert page.table.item(rows["published"], 2).text() == "results imported from files"
+
+
+def column(page, title: str) -> int:
+    headers = [page.table.horizontalHeaderItem(c).text() for c in range(page.table.columnCount())]
+    return headers.index(title)
+
+
+def test_the_table_shows_what_each_model_costs_and_how_many_requests_it_sends_at_once(page, project, messages):
+    page.add_model()
+    dialog = page.dialog
+    fill(dialog, label="mine", url="http://127.0.0.1:9/v1")
+    assert dialog.concurrency_box.value() == registry.DEFAULT_CONCURRENCY and not dialog.concurrency_box.isHidden()
+    dialog.concurrency_box.setValue(24)
+    dialog.free_box.setChecked(True)
+    dialog.accept()
+    assert messages["questions"] == []  # a server of one's own: nothing to confirm
+    assert registry.get_model(project, "mine").params == {"free": True, "concurrency": 24}
+    page.add_model()
+    dialog = page.dialog
+    fill(dialog, label="gpt", ref="gpt-4o-mini")
+    dialog.free_box.setChecked(True)
+    messages["answer"] = False
+    dialog.accept()
+    assert "api.openai.com is a paid service" in messages["questions"][-1]
+    assert "--yes" not in messages["questions"][-1]
+    assert dialog.isVisible() and registry.list_models(project)[0].label == "mine"
+    dialog.free_box.setChecked(False)
+    dialog.accept()
+    rows = {page.table.item(r, 0).text(): r for r in range(page.table.rowCount())}
+    costs, at_once = column(page, "Costs"), column(page, "At once")
+    assert page.table.item(rows["mine"], costs).text() == "marked free"
+    assert page.table.item(rows["gpt"], costs).text() == "paid"
+    assert "ask before anything is sent" in page.table.item(rows["gpt"], costs).toolTip()
+    assert page.table.item(rows["mine"], at_once).text() == "24"
+    assert page.table.item(rows["gpt"], at_once).text() == str(registry.DEFAULT_CONCURRENCY)
+    page.edit_selected()
+    assert page.dialog.concurrency_box.value() == registry.DEFAULT_CONCURRENCY
+    page.dialog.reject()

@@ -48,3 +48,14 @@ def test_model_add_and_edit_on_the_command_line_never_echo_the_password(project,
     assert main(["model", "edit", path, "api", "--base-url", address]) == 1
     captured = capsys.readouterr()
     assert PASSWORD not in captured.err + captured.out
+
+
+@pytest.mark.parametrize("address", [f"http://[reader:{PASSWORD}@x/v1", "http://[x/v1", "http://x:port/v1"])
+def test_an_address_python_cannot_read_is_one_plain_sentence_on_the_command_line(project, capsys, address):
+    path = str(project.path)
+    project.close()
+    code = main(["model", "add", path, "--label", "api", "--backend", "openai", "--ref", "tiny", "--base-url", address])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "Traceback" not in err and PASSWORD not in err
+    assert "password" in err or "not a web address" in err

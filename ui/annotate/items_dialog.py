@@ -40,6 +40,7 @@ from workbench.annotation.items import PASSAGE_WORDS, SCENE_CHARS, add_book_pass
 from workbench.annotation.overview import tasks_overview
 from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY, Task
 from workbench.errors import UserError
+from workbench.models.registry import choice_text
 from workbench.probes.summaries.plans import (
     SummaryPlan,
     estimate_plan_cost,
@@ -184,7 +185,7 @@ class AddItemsDialog(QDialog):
         self.model.setToolTip("The model that writes each summary and then a changed version of it")
         self.specs = {spec.label: spec for spec in runnable_models(self.project)}
         for spec in self.specs.values():
-            self.model.addItem(f"{spec.label}{'  (paid API)' if is_paid(spec) else ''}", spec.label)
+            self.model.addItem(choice_text(spec), spec.label)
         self.model.currentIndexChanged.connect(lambda _: self._update_model_notes())
         self.per_book = _spin("per-book", 1, 1_000, DEFAULT_SCENES, "How many scenes to take from each book")
         self.seed = _spin("seed", 0, 2**31 - 1, self.task.seed, "The same seed gives the same scenes again")

@@ -21,12 +21,14 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from ui import dialogs
 from workbench.errors import UserError
 from workbench.models import registry
 from workbench.models.registry import ModelSpec
@@ -101,12 +103,20 @@ class ModelDialog(QDialog):
             self.chat_box.addItem(text, value)
         self.chat_box.setToolTip("Automatic: API servers get chat messages; local models use their chat template "
                                  "when they have one, else the bare prompt.")
-        self.free_box = QCheckBox("Costs nothing (a server on this computer): no cost question before runs")
+        self.free_box = QCheckBox("Costs nothing (your own or your lab's server): no cost question before runs")
         self.free_box.setToolTip("Tick it for llama.cpp, vLLM, Ollama or LM Studio running here. Leave it unticked "
                                  "for a paid service, and for an address that only forwards to one (a tunnel or a "
                                  "proxy), so that you are asked before money is spent.")
+        self.concurrency_box = QSpinBox()
+        self.concurrency_box.setRange(1, registry.MAX_CONCURRENCY)
+        self.concurrency_box.setValue(registry.DEFAULT_CONCURRENCY)
+        self.concurrency_box.setSuffix(" requests at once")
+        self.concurrency_box.setToolTip(
+            f"How many questions are sent to the server at the same time ({registry.DEFAULT_CONCURRENCY} unless you "
+            "change it). A vLLM server on several GPUs, or several servers behind a router such as LiteLLM, can take "
+            "more; lower it if the service answers that its rate limit is reached.")
         self.params_edit = QLineEdit()
-        self.params_edit.setPlaceholderText("Optional, e.g. concurrency=16, timeout=60 (or n_ctx=4096, device=cuda)")
+        self.params_edit.setPlaceholderText("Optional, e.g. timeout=60 (or n_ctx=4096, device=cuda)")
 
         self.tags_table = QTableWidget(0, 2)
         self.tags_table.setHorizontalHeaderLabels(["Tag", "Value"])
@@ -138,6 +148,8 @@ class ModelDialog(QDialog):
         form.addRow(self.key_label, key_row)
         form.addRow("", self.key_note)
         form.addRow("", self.free_box)
+        self.concurrency_label = QLabel("Speed")
+        form.addRow(self.concurrency_label, self.concurrency_box)
         form.addRow("Prompts", self.chat_box)
         form.addRow("Parameters", self.params_edit)
         form.addRow("Tags", tags_row)
@@ -172,6 +184,7 @@ class ModelDialog(QDialog):
         params = dict(spec.params)
         chat = params.pop("chat", None)
         self.free_box.setChecked(params.pop("free", None) is True)
+        self.concurrency_box.setValue(int(params.pop("concurrency", None) or registry.DEFAULT_CONCURRENCY))
         self.chat_box.setCurrentIndex([v for _, v in CHAT_CHOICES].index(chat if chat is None else bool(chat)))
         self.params_edit.setText(", ".join(f"{k}={v}" for k, v in sorted(params.items())))
         self.tags_table.setRowCount(0)
@@ -208,7 +221,7 @@ class ModelDialog(QDialog):
         backend = self.backend()
         is_api = backend == "openai"
         for widget in (self.url_label, self.url_edit, self.key_label, self.key_box, self.key_name_edit, self.key_note,
-                       self.free_box):
+                       self.free_box, self.concurrency_label, self.concurrency_box):
             widget.setVisible(is_api)
         self.browse_button.setVisible(backend in ("gguf", "hf"))
         self.ref_edit.setPlaceholderText(REF_HINTS[backend])
@@ -238,8 +251,13 @@ class ModelDialog(QDialog):
         if chat is not None:
             params["chat"] = chat
         params.pop("free", None)
-        if backend == "openai" and self.free_box.isChecked():
-            params["free"] = True
+        typed = params.pop("concurrency", None)  # typed among the parameters: what the person wrote wins
+        if backend == "openai":
+            if self.free_box.isChecked():
+                params["free"] = True
+            at_once = self.concurrency_box.value() if typed is None else typed
+            if at_once != registry.DEFAULT_CONCURRENCY:
+                params["concurrency"] = at_once
         source = self.key_box.currentData() if backend == "openai" else KEY_NONE
         name = self.key_name_edit.text().strip()
         if source != KEY_NONE and not name:
@@ -254,16 +272,24 @@ class ModelDialog(QDialog):
         )
 
     # ------------------------------------------------------------------ saving
+    def _save(self, spec: ModelSpec, confirm_free: bool) -> ModelSpec:
+        if self.original is None:
+            return registry.add_model(self.project, spec, confirm_free=confirm_free)
+        return registry.update_model(
+            self.project, self.original.id, confirm_free=confirm_free, label=spec.label, backend=spec.backend,
+            ref=spec.ref, base_url=spec.base_url, api_key_env=spec.api_key_env, api_key_keyring=spec.api_key_keyring,
+            params=spec.params, tags=spec.tags)
+
     def accept(self) -> None:
         try:
             spec = self.spec_from_fields()
-            if self.original is None:
-                self.saved = registry.add_model(self.project, spec)
-            else:
-                self.saved = registry.update_model(
-                    self.project, self.original.id, label=spec.label, backend=spec.backend, ref=spec.ref,
-                    base_url=spec.base_url, api_key_env=spec.api_key_env, api_key_keyring=spec.api_key_keyring,
-                    params=spec.params, tags=spec.tags)
+            try:
+                self.saved = self._save(spec, confirm_free=False)
+            except registry.FreeOnPaidHost as exc:
+                question = str(exc).replace(" (on the command line: --yes)", "") + "\n\nMark it as costing nothing?"
+                if not dialogs.ask(self, question):
+                    return
+                self.saved = self._save(spec, confirm_free=True)
         except UserError as exc:
             self.error_label.setText(str(exc))
             self.error_label.show()

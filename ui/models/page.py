@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.models.model_dialog import ModelDialog
+from ui.widgets.frame_table import count
 from ui.widgets.page import Page
 from ui.widgets.table_filling import filling
 from ui.widgets.table_style import one_line_rows
@@ -35,10 +36,14 @@ from workbench.models.cache import cache_size, clear_cache, describe_size
 from workbench.models.registry import ModelSpec
 from workbench.models.secrets import how_to_set_variable
 
-MODEL_COLUMNS = ["Label", "Kind", "Model", "Server", "API key from", "Tags", "Runs"]
-KIND_NAMES = {"openai": "API server", "gguf": "GGUF (llama.cpp)", "hf": "Hugging Face", "external": "Imported"}
+MODEL_COLUMNS = ["Label", "Kind", "Model", "Server", "API key from", "Costs", "At once", "Tags", "Runs"]
 PRICE_COLUMNS = ["Model", "Input $/M tokens", "Output $/M tokens", "Source"]
 NOT_SET = " (not set)"
+COST_TIPS = {
+    "paid": "Runs on this model show what they will cost and ask before anything is sent.",
+    "marked free": "Marked 'Costs nothing' (a server of your own): runs start without a cost question.",
+    "free (this computer)": "Runs on this computer; it costs nothing.",
+}
 WARNING_COLOUR = QColor("#b35900")
 TEST_HINT = "Select a model and press Test to send it a one-line prompt and see its answer and how long it took."
 NO_PROJECT = "Open or create a project to add models."
@@ -193,9 +198,11 @@ class ModelsPage(Page):
                 self.table.insertRow(n)
                 key, key_tip = self._key_text(specs.get(row.id), row.api_key)
                 model = row.ref or ("results imported from files" if row.backend == "external" else "")
-                values = [row.label, KIND_NAMES.get(row.backend, row.backend), model,
+                at_once = count(row.requests_at_once)
+                values = [row.label, registry.BACKEND_NAMES.get(row.backend, row.backend), model,
                           row.base_url or ("api.openai.com" if row.backend == "openai" else ""),
-                          key or ("no key" if row.backend == "openai" else ""), row.tags, str(row.runs)]
+                          key or ("no key" if row.backend == "openai" else ""), row.costs, at_once, row.tags,
+                          str(row.runs)]
                 for column, value in enumerate(values):
                     item = _item(str(value), row.id if column == 0 else None)
                     if column == 2 and row.ref:
@@ -204,7 +211,9 @@ class ModelsPage(Page):
                         item.setToolTip(key_tip)
                         if key.endswith(NOT_SET):
                             item.setForeground(QBrush(WARNING_COLOUR))
-                    if column == 6:
+                    if column == 5:
+                        item.setToolTip(COST_TIPS.get(row.costs, ""))
+                    if column in (6, 8):
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     self.table.setItem(n, column, item)
 

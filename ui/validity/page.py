@@ -308,15 +308,14 @@ class ValidityPage(Page, OneOperation):
             for combo in (self.ask_model, self.model, self.by, self.reference):
                 refill(combo, [])
             return
-        from workbench.models.registry import list_models
+        from workbench.models.registry import choice_text, list_models
         from workbench.probes.cloze.analysis import model_labels
         from workbench.probes.validity.answers import answered_models
         from workbench.probes.validity.references import reference_choices
 
         task = self.current_task()
         cloze = model_labels(self.project)
-        refill(self.ask_model, [(f"{s.label}  ({s.backend}{', paid' if self._paid(s) else ''})", s.label)
-                               for s in list_models(self.project) if s.backend != "external"])
+        refill(self.ask_model, [(choice_text(s), s.label) for s in list_models(self.project) if s.backend != "external"])
         answered = cloze if task == ERRORS else answered_models(self.project, task)
         refill(self.model, [(m, m) for m in answered])
         refill(self.by, [(m, m) for m in cloze])

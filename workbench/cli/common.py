@@ -161,9 +161,11 @@ def progress_state(label: str = "", stream=None, *, line_every: float = 10.0) ->
 
 
 # ---------------------------------------------------------------------------------------------- asking
-def add_yes_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--yes", action="store_true",
-                        help="do not ask before calling a paid API (needed where no one can answer: a script, a batch job)")
+YES_HELP = "do not ask before calling a paid API (needed where no one can answer: a script, a batch job)"
+
+
+def add_yes_argument(parser: argparse.ArgumentParser, help: str = YES_HELP) -> None:
+    parser.add_argument("--yes", action="store_true", help=help)
 
 
 def confirm(question: str, stream=None) -> bool:

@@ -46,7 +46,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
 from workbench import __version__, registry
 from workbench.errors import UserError
@@ -188,7 +188,11 @@ def safe_url(url: str | None) -> str | None:
     """A server address without user name, password, query or fragment (where keys sometimes hide)."""
     if not url:
         return None
-    parts = urlsplit(url)
+    from workbench.models.secrets import split_address
+
+    parts = split_address(url)
+    if parts is None:
+        return "(an address that cannot be read)"
     host = parts.hostname or ""
     if parts.port:
         host = f"{host}:{parts.port}"

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from workbench.cli.common import (
     add_format_argument,
     add_project_argument,
     add_yes_argument,
+    confirm,
     confirm_cost,
     opened,
     print_frame,
     progress_state,
     report_run,
 )
+from workbench.errors import UserError
 from workbench.models import registry
 from workbench.models.registry import BACKENDS, ModelSpec
 
+FREE_YES_HELP = ("confirm without a question that a model on a known paid service (OpenAI, Anthropic, Google, "
+                 "Mistral ...) costs nothing (free=true)")
 KEY_HELP = ("the NAME of the environment variable that holds the API key (e.g. OPENAI_API_KEY); "
             "the key itself is never stored")
 
@@ -30,8 +35,12 @@ def _add_model_fields(p: argparse.ArgumentParser, *, required: bool) -> None:
     p.add_argument("--api-key-env", metavar="VAR", help=KEY_HELP)
     p.add_argument("--api-key-keyring", metavar="NAME",
                    help="the NAME of a system keyring entry (service 'palimpsest') holding the key")
+    p.add_argument("--concurrency", type=int, metavar="N",
+                   help=f"API server models: requests sent at once (default {registry.DEFAULT_CONCURRENCY}); raise it for "
+                        "a vLLM server on several GPUs or several servers behind a router")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                   help="backend parameter, e.g. chat=false, concurrency=16, n_ctx=4096, device=cuda")
+                   help="backend parameter, e.g. chat=false, free=true (a server of your own: no cost question), "
+                        "timeout=60, n_ctx=4096, device=cuda")
     p.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE",
                    help="a tag for grouping, e.g. decade=1950s, or a bare word such as fine-tuned")
 
@@ -45,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_project_argument(p)
     p.add_argument("--label", required=True, help="a short name for the model in this project")
     _add_model_fields(p, required=True)
+    add_yes_argument(p, FREE_YES_HELP)
     p.set_defaults(handler=cmd_add)
 
     p = sub.add_parser("edit", help="change a model (only the options given)")
@@ -54,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_model_fields(p, required=False)
     p.add_argument("--remove-tag", action="append", default=[], metavar="KEY", help="drop a tag")
     p.add_argument("--remove-param", action="append", default=[], metavar="KEY", help="drop a parameter")
+    add_yes_argument(p, FREE_YES_HELP)
     p.set_defaults(handler=cmd_edit)
 
     p = sub.add_parser("list", help="list the models")
@@ -104,15 +115,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- models
+def _params(args: argparse.Namespace, current: dict | None = None) -> dict:
+    params = {**(current or {}), **registry.parse_pairs(args.param, what="parameter", typed=True)}
+    if args.concurrency is not None:
+        params["concurrency"] = args.concurrency
+    return params
+
+
+def _saved(save, yes: bool) -> ModelSpec:
+    """``save(confirm_free)``, asking first when a model on a paid service is being marked free."""
+    try:
+        return save(yes)
+    except registry.FreeOnPaidHost as exc:
+        if not sys.stdin.isatty():
+            raise
+        sys.stderr.write(str(exc) + "\n")
+        if not confirm("Mark it as costing nothing anyway?"):
+            raise UserError("Nothing was changed, at your request.") from None
+        return save(True)
+
+
 def cmd_add(args: argparse.Namespace) -> int:
     spec = ModelSpec(
         label=args.label, backend=args.backend, ref=args.ref or "", base_url=args.base_url,
-        api_key_env=args.api_key_env, api_key_keyring=args.api_key_keyring,
-        params=registry.parse_pairs(args.param, what="parameter", typed=True),
+        api_key_env=args.api_key_env, api_key_keyring=args.api_key_keyring, params=_params(args),
         tags=registry.parse_pairs(args.tag, what="tag", typed=False),
     )
     with opened(args.project) as project:
-        added = registry.add_model(project, spec)
+        added = _saved(lambda confirmed: registry.add_model(project, spec, confirm_free=confirmed), args.yes)
     print(f"Added {added.label} ({added.backend}: {added.ref}). Check it with: palimpsest model test "
           f"{args.project} {added.label}")
     _print_warnings(added)
@@ -133,13 +163,14 @@ def cmd_edit(args: argparse.Namespace) -> int:
                              ("api_key_keyring", args.api_key_keyring)):
             if value is not None:
                 changes[field] = value
-        if args.param or args.remove_param:
-            params = {**current.params, **registry.parse_pairs(args.param, what="parameter", typed=True)}
+        if args.param or args.remove_param or args.concurrency is not None:
+            params = _params(args, current.params)
             changes["params"] = {k: v for k, v in params.items() if k not in args.remove_param}
         if args.tag or args.remove_tag:
             tags = {**current.tags, **registry.parse_pairs(args.tag, what="tag", typed=False)}
             changes["tags"] = {k: v for k, v in tags.items() if k not in args.remove_tag}
-        updated = registry.update_model(project, current.id, **changes)
+        updated = _saved(lambda confirmed: registry.update_model(project, current.id, confirm_free=confirmed, **changes),
+                         args.yes)
     print(f"Updated {updated.label}.")
     _print_warnings(updated)
     return 0

@@ -168,6 +168,37 @@ def costs_nothing(spec: "ModelSpec") -> bool:
     return spec.backend in LOCAL_BACKENDS or spec.params.get("free") is True
 
 
+#: services that charge per token: a model on one of them marked free is asked about (it may be a mistake that
+#: would let runs go ahead without the cost question)
+PAID_HOSTS = ("api.openai.com", "openai.azure.com", "api.anthropic.com", "generativelanguage.googleapis.com",
+              "aiplatform.googleapis.com", "api.mistral.ai", "api.cohere.com", "api.cohere.ai", "api.together.xyz",
+              "api.together.ai", "api.groq.com", "openrouter.ai", "api.deepseek.com", "api.fireworks.ai",
+              "api.perplexity.ai", "api.x.ai", "models.inference.ai.azure.com", "router.huggingface.co",
+              "api-inference.huggingface.co", "api.deepinfra.com", "api.replicate.com")
+
+
+def paid_host(spec: "ModelSpec") -> str | None:
+    """The known paid service a server model talks to (OpenAI itself when it has no address), else None."""
+    if spec.backend != "openai":
+        return None
+    if not spec.base_url:
+        return "api.openai.com"
+    from workbench.models.secrets import split_address
+
+    parts = split_address(spec.base_url)
+    host = (parts.hostname or "").lower() if parts else ""
+    return next((known for known in PAID_HOSTS if host == known or host.endswith("." + known)), None)
+
+
+def cost_word(spec: "ModelSpec") -> str:
+    """How a model's runs are paid for, in the words the Models table and the model lists use."""
+    if spec.backend in LOCAL_BACKENDS:
+        return "free (this computer)"
+    if spec.backend == "external":
+        return "imported"
+    return "marked free" if costs_nothing(spec) else "paid"
+
+
 FREE_HINT = ("If this model costs nothing (a server on your own computer), mark it free: tick 'Costs nothing' "
              "in its settings on the Models page, or 'palimpsest model edit PROJECT {label} --param free=true'.")
 

@@ -40,7 +40,26 @@ BACKEND_PARAMS = {
     "external": set(),
 }
 
+#: what each backend is called wherever a model is shown (the Models table, model lists, the command line)
+BACKEND_NAMES = {"openai": "API server", "gguf": "GGUF file", "hf": "Hugging Face", "external": "imported results"}
+
+#: requests an API server model has in flight at once unless its ``concurrency`` says otherwise: enough to keep
+#: a hosted API or one vLLM server busy, few enough to stay under most accounts' rate limits
+DEFAULT_CONCURRENCY = 8
+MAX_CONCURRENCY = 256
+
 TEST_PROMPT = "In one short sentence: what is a novel?"
+
+
+class FreeOnPaidHost(UserError):
+    """A model on a known paid service is being marked free: the person must confirm it."""
+
+    def __init__(self, label: str, host: str):
+        super().__init__(
+            f"'{label}' is marked as costing nothing, but its server {host} is a paid service: runs on it would "
+            "then start without showing what they cost. If this address really reaches a free server of your "
+            "own, confirm it (on the command line: --yes); otherwise leave 'Costs nothing' unticked.")
+        self.host = host
 
 
 @dataclass
@@ -63,6 +82,14 @@ class ModelSpec:
         if self.api_key_keyring:
             return f"keyring {self.api_key_keyring}"
         return ""
+
+    @property
+    def concurrency(self) -> int | None:
+        """Requests in flight at once, for an API server model (None for the others: a transformers model
+        answers in batches, a GGUF file one prompt at a time)."""
+        if self.backend != "openai":
+            return None
+        return int(self.params.get("concurrency") or DEFAULT_CONCURRENCY)
 
     @property
     def chat(self) -> bool | None:
@@ -128,6 +155,7 @@ def _clean(spec: ModelSpec) -> ModelSpec:
         allowed = ", ".join(sorted(BACKEND_PARAMS[spec.backend])) or "none"
         raise UserError(f"{spec.backend} models have no parameter {', '.join(sorted(unknown))}. "
                         f"Parameters they understand: {allowed}.")
+    _check_concurrency(spec)
     if any(not key for key in spec.tags):
         raise UserError("A tag needs a name (e.g. decade=1950s or fine-tuned).")
     if spec.backend == "gguf":
@@ -142,6 +170,37 @@ def _clean(spec: ModelSpec) -> ModelSpec:
     if spec.backend != "openai" and (spec.base_url or spec.api_key_env or spec.api_key_keyring):
         raise UserError(f"A server address and API key only apply to openai models, not {spec.backend} ones.")
     return spec
+
+
+def _check_concurrency(spec: ModelSpec) -> None:
+    value = spec.params.get("concurrency")
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONCURRENCY:
+        raise UserError(f"Requests at once (concurrency) must be a whole number from 1 to {MAX_CONCURRENCY}, not "
+                        f"{value!r}. {DEFAULT_CONCURRENCY} suits most servers; a vLLM server on several GPUs, or "
+                        "several servers behind a router, can take more.")
+
+
+def choice_text(spec: ModelSpec) -> str:
+    """A model as lists for choosing one show it: its label, what kind of model it is and how it is paid for."""
+    from workbench.models.prices import cost_word
+
+    return f"{spec.label}  ({BACKEND_NAMES.get(spec.backend, spec.backend)}, {cost_word(spec)})"
+
+
+def _check_free_mark(spec: ModelSpec, before: ModelSpec | None, confirmed: bool) -> None:
+    """Marking a model on a known paid service free takes a confirmation (once: editing it again does not ask)."""
+    from workbench.models.prices import paid_host
+
+    if confirmed or spec.params.get("free") is not True:
+        return
+    host = paid_host(spec)
+    if host is None:
+        return
+    if before is not None and before.params.get("free") is True and paid_host(before) == host:
+        return
+    raise FreeOnPaidHost(spec.label, host)
 
 
 def _absolute(ref: str) -> str:
@@ -179,7 +238,9 @@ _SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "auth", "sig")
 
 
 def _address_holds_secrets(url: str) -> bool:
-    parts = urlsplit(url)
+    parts = secrets.split_address(url)
+    if parts is None:  # not readable as an address: anything that could be a password counts
+        return "@" in url or "?" in url
     query_names = [name.lower() for name, _ in parse_qsl(parts.query, keep_blank_values=True)]
     return bool(parts.username or parts.password or "@" in parts.netloc
                 or ("://" not in url and "@" in url)  # "user:password@host", without a scheme
@@ -259,8 +320,10 @@ def _write_tags(project: "Project", model_id: int, tags: dict[str, str]) -> None
                                 [(model_id, k, v) for k, v in tags.items()])
 
 
-def add_model(project: "Project", spec: ModelSpec) -> ModelSpec:
+def add_model(project: "Project", spec: ModelSpec, *, confirm_free: bool = False) -> ModelSpec:
+    """Add a model; marking one on a known paid service free raises ``FreeOnPaidHost`` unless ``confirm_free``."""
     spec = _clean(spec)
+    _check_free_mark(spec, None, confirm_free)
     if _label_taken(project, spec.label, None):
         raise UserError(f"There is already a model called '{spec.label}'. Choose another label.")
     created = now()
@@ -288,13 +351,16 @@ def external_model(project: "Project", label: str) -> int:
     return add_model(project, ModelSpec(label=label, backend="external")).id
 
 
-def update_model(project: "Project", label_or_id: str | int, **changes: Any) -> ModelSpec:
-    """Change some fields of a model (``label=``, ``params=``, ``tags=`` ...); the rest stay."""
+def update_model(project: "Project", label_or_id: str | int, *, confirm_free: bool = False,
+                 **changes: Any) -> ModelSpec:
+    """Change some fields of a model (``label=``, ``params=``, ``tags=`` ...); the rest stay. Newly marking a
+    model on a known paid service free raises ``FreeOnPaidHost`` unless ``confirm_free``."""
     current = get_model(project, label_or_id)
     unknown = set(changes) - (set(ModelSpec.__dataclass_fields__) - {"id", "created_at"})
     if unknown:
         raise UserError(f"A model has no field {', '.join(sorted(unknown))}.")
     spec = _clean(replace(current, **changes))
+    _check_free_mark(spec, current, confirm_free)
     if _label_taken(project, spec.label, current.id):
         raise UserError(f"There is already a model called '{spec.label}'. Choose another label.")
     with project.db.transaction():
@@ -331,6 +397,8 @@ def remove_model(project: "Project", label_or_id: str | int, *, with_runs: bool 
 
 
 def models_frame(project: "Project") -> pd.DataFrame:
+    from workbench.models.prices import cost_word
+
     counts = dict(project.db.execute("SELECT model_id, COUNT(*) FROM runs GROUP BY model_id").fetchall())
     rows = [
         {
@@ -341,14 +409,16 @@ def models_frame(project: "Project") -> pd.DataFrame:
             "base_url": m.base_url or "",
             "api_key": m.key_source,
             "chat": {True: "yes", False: "no", None: "auto"}[m.chat],
+            "costs": cost_word(m),
+            "requests_at_once": m.concurrency,
             "params": ", ".join(f"{k}={v}" for k, v in sorted(m.params.items())),
             "tags": ", ".join(f"{k}={v}" if v else k for k, v in m.tags.items()),
             "runs": counts.get(m.id, 0),
         }
         for m in list_models(project)
     ]
-    return pd.DataFrame(rows, columns=["id", "label", "backend", "ref", "base_url", "api_key", "chat", "params",
-                                       "tags", "runs"])
+    return pd.DataFrame(rows, columns=["id", "label", "backend", "ref", "base_url", "api_key", "chat", "costs",
+                                       "requests_at_once", "params", "tags", "runs"])
 
 
 # ---------------------------------------------------------------------------------------------- opening
@@ -358,6 +428,7 @@ def _open_uncached(spec: ModelSpec) -> Backend:
         from workbench.models.openai_backend import OpenAIBackend
 
         params.pop("free", None)  # the project's bookkeeping (no cost question), not the server's
+        params["concurrency"] = spec.concurrency
 
         return OpenAIBackend(spec.ref, base_url=spec.base_url, api_key_env=spec.api_key_env,
                              api_key_keyring=spec.api_key_keyring, **params)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from workbench.models.base import BackendError
 
@@ -150,12 +150,23 @@ def redact(text: str, *secrets: str | None) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- addresses
+def split_address(url: str) -> SplitResult | None:
+    """The parts of a web address; None when it cannot be read as one (an unclosed '[', a port that is not a
+    number), which the standard library reports by raising."""
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 -- reading it is what checks it
+    except ValueError:
+        return None
+    return parts
+
+
 def shown_address(url: str) -> str:
     """A web address as messages, logs and stored records may show it: without a user name, password, query
     string or fragment (where keys are put). For something that is not a web address, a neutral phrase if
     it might hold a secret (an '@' or a query), else the text itself."""
-    parts = urlsplit(url.strip())
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+    parts = split_address(url)
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         return "that address" if ("@" in url or "?" in url) else url
     if not (parts.username or parts.password or parts.query or parts.fragment):
         return url.strip()
@@ -166,5 +177,5 @@ def shown_address(url: str) -> str:
 
 
 def is_web_address(url: str) -> bool:
-    parts = urlsplit(url.strip())
-    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    parts = split_address(url)
+    return parts is not None and parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
