@@ -138,3 +138,33 @@ def test_quoted_commas_and_doubled_quotes_stay_inside_their_cell(tmp_path):
 def test_a_quoted_cell_after_a_comma_and_a_space_stays_whole(tmp_path):
     csv = write_csv(tmp_path, 'file, title, author\na.txt, "Ships, Sails", B. Writer\nb.txt, "Plain", C\n')
     assert read_metadata_csv(csv).match(source_name="a.txt").values["title"] == "Ships, Sails"
+
+
+def test_nul_and_other_control_characters_never_reach_titles_or_tags(project, tmp_path, two_books):
+    path = tmp_path / "damaged.csv"
+    note = b"a long note about the edition, " * 200  # a few stray bytes in a table of ordinary length
+    path.write_bytes(b"file,title,genre,decade,note\nthe-orchard,The Orch\x00ard,goth\x00ic\x07,1890s\x00," + note + b"\n")
+    import_paths(project, [two_books], metadata_csv=path)
+    orchard = next(b for b in list_books(project) if b.source_name == "the-orchard.txt")
+    assert (orchard.title, orchard.tags["genre"], orchard.tags["decade"]) == ("The Orchard", "gothic", "1890s")
+    stored = project.db.execute("SELECT group_concat(value, '|') FROM book_tags").fetchone()[0]
+    assert "\x00" not in stored and "\x07" not in stored
+
+
+@pytest.mark.parametrize(("written", "year"), [("1847", 1847), ("1847.0", 1847), ("750 BCE", -750), ("750 B.C.", -750),
+                                               ("-5", None), ("0", None), ("2999", None), ("-99999", None)])
+def test_a_year_is_a_year_of_publication(project, tmp_path, two_books, written, year):
+    csv = write_csv(tmp_path, f"file,year\nthe-orchard.txt,{written}\n")
+    report = import_paths(project, [two_books], metadata_csv=csv)
+    orchard = next(b for b in list_books(project) if b.source_name == "the-orchard.txt")
+    assert orchard.year == year
+    if year is None:
+        assert any(f"'{written}' is not a year" in note for note in report.notes)
+
+
+def test_a_bare_negative_year_says_how_to_write_one_before_the_common_era():
+    from workbench.corpus.library import parse_year
+
+    with pytest.raises(UserError) as caught:
+        parse_year("-5")
+    assert "750 BCE" in str(caught.value)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from workbench.corpus.library import list_books, set_tags, update_book
+from workbench.corpus.library import clean_field, list_books, set_tags, update_book
 from workbench.corpus.metadata import MetadataTable, read_metadata_csv
 from workbench.corpus.sources import BookDraft, Source, expand_paths, read_source
 from workbench.corpus.stats import count_words
@@ -121,13 +121,13 @@ def store_book(project: "Project", draft: BookDraft) -> tuple[int, bool]:
             book_id = db.execute(
                 "INSERT INTO books (title, author, year, language, source_kind, source_name, external_id, "
                 "content_hash, words, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [draft.title, draft.author, draft.year, draft.language, draft.source_kind, draft.source_name,
-                 draft.external_id, digest, count_words(draft.text), now()],
+                [draft.title and clean_field(draft.title), draft.author and clean_field(draft.author), draft.year, draft.language,
+                 draft.source_kind, draft.source_name, draft.external_id, digest, count_words(draft.text), now()],
             ).lastrowid
             db.execute("INSERT INTO book_texts (book_id, text) VALUES (?, ?)", [book_id, draft.text])
             db.conn.executemany(
                 "INSERT INTO book_tags (book_id, key, value) VALUES (?, ?, ?)",
-                [(book_id, key, str(value)) for key, value in draft.tags.items()],
+                [(book_id, clean_field(key), clean_field(value)) for key, value in draft.tags.items()],
             )
     except sqlite3.IntegrityError:
         existing = _find_by_hash(project, digest)  # another import stored the same text a moment ago

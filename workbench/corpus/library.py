@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
@@ -168,21 +169,48 @@ def update_book(project: "Project", book_id: int, **fields) -> None:
         raise UserError(f"These fields cannot be edited: {', '.join(sorted(unknown))}.")
     if "year" in fields:
         fields["year"] = parse_year(fields["year"])
+    fields = {k: clean_field(v) if isinstance(v, str) else v for k, v in fields.items()}
     get_book(project, book_id)
     with project.db.transaction():
         project.db["books"].update(book_id, fields)
 
 
+_BEFORE_COMMON_ERA = re.compile(r"^(\d{1,4})\s*(?:BCE|B\.?\s?C\.?(?:E\.?)?)$", re.IGNORECASE)
+OLDEST_YEAR = -3000
+
+
 def parse_year(value) -> int | None:
+    """A year of publication: a whole number from 1 to next year, or a year before the common era written as
+    such ('750 BCE', '750 BC', stored as -750). A bare negative number (-5) is refused: it is far more often
+    a slip than a text of 5 BCE."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
+    text = str(value).strip()
+    ancient = _BEFORE_COMMON_ERA.match(text)
+    if ancient:
+        year = -int(ancient.group(1))
+        if year < OLDEST_YEAR or year == 0:
+            raise UserError(f"'{text}' does not look like a year of publication.")
+        return year
     try:
-        year = int(str(value).strip())
+        year = int(text)
     except ValueError:
-        raise UserError(f"'{value}' is not a year. Write a whole number such as 1847, or leave it empty.") from None
-    if not -3000 <= year <= 3000:
-        raise UserError(f"{year} does not look like a year of publication.")
+        raise UserError(f"'{value}' is not a year. Write a whole number such as 1847 (or 750 BCE), or leave it "
+                        "empty.") from None
+    latest = datetime.date.today().year + 1
+    if not 1 <= year <= latest:
+        hint = " For a text from before the common era, write it as 750 BCE." if year <= 0 else ""
+        raise UserError(f"{year} does not look like a year of publication: use a year from 1 to {latest}.{hint}")
     return year
+
+
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_field(text: str) -> str:
+    """A title, author or tag value without the control characters (NUL …) that damaged files carry: they
+    cannot be seen, break exports, and make two equal-looking values differ."""
+    return _CONTROL_CHARACTERS.sub("", str(text)).replace("\t", " ").replace("\r", " ").replace("\n", " ").strip()
 
 
 def set_tags(project: "Project", book_id: int, tags: dict[str, str], *, replace: bool = False) -> None:
@@ -194,7 +222,7 @@ def set_tags(project: "Project", book_id: int, tags: dict[str, str], *, replace:
             project.db.execute(
                 "INSERT INTO book_tags (book_id, key, value) VALUES (?, ?, ?) "
                 "ON CONFLICT(book_id, key) DO UPDATE SET value = excluded.value",
-                [book_id, key, str(value)],
+                [book_id, clean_field(key), clean_field(value)],
             )
 
 
