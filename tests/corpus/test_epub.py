@@ -147,3 +147,24 @@ def test_an_epub_of_more_than_ten_thousand_files_is_refused(tmp_path):
 def test_an_epub_within_the_limits_keeps_its_large_pictures(tmp_path):
     path = _add_entries(build_epub(tmp_path / "illustrated.epub"), {"EPUB/images/plate.png": 20 * 1024 * 1024})
     assert read_epub(path).text.startswith("Chapter One")
+
+
+def _replace_in_archive(path, old: bytes, new: bytes) -> None:
+    """Put markup into a chapter as written (ebooklib's own writer rebuilds chapters and drops deep ones)."""
+    with zipfile.ZipFile(path) as archive:
+        entries = [(info, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w") as archive:
+        for info, data in entries:
+            archive.writestr(info, data.replace(old, new))
+
+
+@pytest.mark.parametrize("depth", [300, 5_000, 40_000])
+def test_a_deeply_nested_chapter_is_read_whole(tmp_path, depth):
+    """libxml2 stops building a tree 256 elements deep and keeps nothing below: such a book was said to have
+    no text at all."""
+    spec = EpubSpec(chapters=[("Chapter One", "<p>PLACE</p><p>The end<br/>of the book.</p><style>p {}</style>")])
+    path = build_epub(tmp_path / "deep.epub", spec)
+    nested = "<div>" * depth + "<p>Eliza read on, <i>deep</i> in the letters.</p>" + "</div>" * depth
+    _replace_in_archive(path, b"<p>PLACE</p>", nested.encode())
+    book = read_epub(path)
+    assert book.text == "Chapter One\n\nEliza read on, deep in the letters.\n\nThe end\nof the book.\n"

@@ -16,6 +16,7 @@ import re
 import warnings
 import zipfile
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 from lxml import etree
@@ -98,12 +99,48 @@ def check_archive(path: Path) -> None:
         ) from None
 
 
-def _parse_html(html: bytes | str) -> etree._Element:
-    if isinstance(html, bytes):  # EPUB chapters are UTF-8 or UTF-16; libxml2 alone would guess Latin-1
-        html = html.decode(detect_encoding(html), errors="replace")
-    parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+def _parse_html(html: str) -> etree._Element | None:
+    """The chapter's tree; None when it is nested deeper than libxml2 will build (it then stops parsing
+    and keeps nothing of the text below, silently)."""
+    parser = etree.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True)
     root = etree.fromstring(html.encode("utf-8"), parser)
+    if any("depth" in str(error.message).lower() for error in parser.error_log):
+        return None
     return root if root is not None else etree.Element("html")  # an empty document
+
+
+class _FlatText(HTMLParser):
+    """Text of a chapter read as a stream of tags, at any depth: block tags end a paragraph."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in _DROPPED_TAGS:
+            self.skipping += 1
+        elif tag == "br":
+            self.parts.append(_LINE_BREAK)
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _DROPPED_TAGS:
+            self.skipping = max(0, self.skipping - 1)
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def _flat_text(html: str) -> str:
+    reader = _FlatText()
+    reader.feed(html)
+    reader.close()
+    return "".join(reader.parts)
 
 
 def html_to_text(html: bytes | str) -> str:
@@ -112,15 +149,21 @@ def html_to_text(html: bytes | str) -> str:
     One pass over the tree, changing only each element's own text: inserting markers as new nodes
     costs time proportional to the number of siblings each time, which is quadratic in a long chapter.
     """
+    if isinstance(html, bytes):  # EPUB chapters are UTF-8 or UTF-16; libxml2 alone would guess Latin-1
+        html = html.decode(detect_encoding(html), errors="replace")
     root = _parse_html(html)
-    etree.strip_elements(root, *_DROPPED_TAGS, with_tail=False)
-    for element in root.iter("br"):
-        element.tail = _LINE_BREAK + (element.tail or "")
-    for element in root.iter(*_BLOCK_TAGS):
-        element.text = "\n\n" + (element.text or "")
-        element.tail = "\n\n" + (element.tail or "")
+    if root is None:  # nested too deep for a tree: read it as a stream instead
+        text = _flat_text(html)
+    else:
+        etree.strip_elements(root, *_DROPPED_TAGS, with_tail=False)
+        for element in root.iter("br"):
+            element.tail = _LINE_BREAK + (element.tail or "")
+        for element in root.iter(*_BLOCK_TAGS):
+            element.text = "\n\n" + (element.text or "")
+            element.tail = "\n\n" + (element.tail or "")
+        text = "".join(root.itertext())
     paragraphs = []
-    for chunk in re.split(r"\n\s*\n", "".join(root.itertext())):
+    for chunk in re.split(r"\n\s*\n", text):
         paragraph = " ".join(chunk.split())
         paragraph = "\n".join(line.strip() for line in paragraph.split(_LINE_BREAK)).strip()
         if paragraph:
