@@ -420,6 +420,37 @@ def _as_generator(outcomes: Iterable[tuple[Unit, Outcome]]) -> Iterator[tuple[Un
     return (pair for pair in outcomes)
 
 
+def running_runs(project: "Project", *, kinds: Sequence[str] | None = None,
+                 run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """The runs (of ``kinds``, or among ``run_ids``) that this program or another one on this computer is
+    executing right now: id, kind and model label of each."""
+    sql = ("SELECT r.id, r.kind, COALESCE(m.label, '') FROM runs r LEFT JOIN models m ON m.id = r.model_id"
+           " WHERE r.status = 'running'")
+    params: list[Any] = []
+    if kinds is not None:
+        sql += f" AND r.kind IN ({','.join('?' * len(kinds))})"
+        params += list(kinds)
+    if run_ids is not None:
+        sql += " AND r.id IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(list(run_ids)))
+    rows = project.db.execute(sql + " ORDER BY r.id", params).fetchall()
+    return [{"id": i, "kind": kind, "model": model} for i, kind, model in rows if is_active(project, i)]
+
+
+def refuse_while_running(project: "Project", doing: str, *, kinds: Sequence[str] | None = None,
+                         run_ids: Sequence[int] | None = None) -> None:
+    """Raise ``UserError`` naming the run when a run that ``doing`` would take answers from is being executed
+    (here or in another program): nothing may delete answers a run is writing."""
+    running = running_runs(project, kinds=kinds, run_ids=run_ids)
+    if not running:
+        return
+    named = "; ".join(f"run {r['id']} ({r['kind']}{', ' + r['model'] if r['model'] else ''})" for r in running)
+    raise UserError(
+        f"{'A run is' if len(running) == 1 else 'Runs are'} asking a model right now, in this window or another "
+        f"program: {named}. To {doing} would delete the answers it is writing. Wait until it has finished, or "
+        "cancel it (Jobs page, or Ctrl+C where it runs), then try again.")
+
+
 def run_counts(project: "Project", run_id: int) -> dict[str, int]:
     rows = project.db.execute(
         "SELECT status, COUNT(*) FROM responses WHERE run_id = ? GROUP BY status", [run_id]

@@ -157,3 +157,64 @@ def test_cancel_in_several_processes_stops_the_workers_and_keeps_whole_books_onl
     stored = passages_frame(project).groupby("book_id").size().to_dict()
     finished = dict(project.db.execute("SELECT book_id, sampled FROM cloze_extractions").fetchall())
     assert stored == finished  # a book is stored whole with its extraction record, or not at all
+
+
+HELD_RUN = """
+import os, sys, time
+from workbench import jobs
+from workbench.project import Project
+
+path, run_id, release, items = sys.argv[1], int(sys.argv[2]), sys.argv[3], [int(i) for i in sys.argv[4].split(",")]
+project = Project.open(path)
+
+def process(chunk, state):
+    for unit in chunk:
+        while unit.item_id == items[1] and not os.path.exists(release):
+            time.sleep(0.02)  # a slow model: the run is still asking when the other program extracts again
+        yield unit, jobs.Outcome(raw="<name>Eliza</name>")
+
+report = jobs.run_job(project, run_id, [jobs.Unit(i) for i in items], process, commit_every=1, commit_seconds=0)
+print(report.status, report.done, report.total, flush=True)
+"""
+
+
+def test_extracting_again_while_a_run_in_another_program_is_asking_is_refused_and_loses_no_answer(two_books, tmp_path):
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from workbench import jobs
+    from workbench.errors import UserError
+    from workbench.models.registry import external_model
+
+    project, long_id, _ = two_books
+    extract_books(project, [long_id], settings=ExtractionSettings(per_book=4, seed=1))
+    items = [i for i, in project.db.execute("SELECT id FROM cloze_passages WHERE book_id = ? ORDER BY id", [long_id])]
+    run_id = jobs.create_run(project, "cloze", model_id=external_model(project, "cli-model"), total=len(items))
+    release = tmp_path / "release"
+    child = subprocess.Popen([sys.executable, "-c", HELD_RUN, str(project.path), str(run_id), str(release),
+                              ",".join(map(str, items))], cwd=Path(__file__).resolve().parents[2],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while jobs.run_counts(project, run_id)["ok"] < 1:
+            assert child.poll() is None, child.stdout.read()
+            assert time.monotonic() < deadline, "the other program never got going"
+            time.sleep(0.02)
+        with pytest.raises(UserError) as refused:  # what the app does when the person confirms 'replace'
+            extract_books(project, [long_id], settings=ExtractionSettings(per_book=4, seed=9), replace=True)
+        assert f"run {run_id} (cloze, cli-model)" in str(refused.value)
+        release.touch()
+        assert child.wait(timeout=60) == 0
+        assert child.stdout.read().split() == ["done", str(len(items)), str(len(items))]
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    kept = [i for i, in project.db.execute("SELECT id FROM cloze_passages WHERE book_id = ? ORDER BY id", [long_id])]
+    assert kept == items
+    assert jobs.run_counts(project, run_id) == {"ok": len(items), "failed": 0}
+    # once the run has finished, replacing is the person's choice again (and deletes what they agreed to)
+    extract_books(project, [long_id], settings=ExtractionSettings(per_book=4, seed=9), replace=True)
+    assert jobs.run_counts(project, run_id)["ok"] == 0

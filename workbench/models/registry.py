@@ -392,6 +392,11 @@ def remove_model(project: "Project", label_or_id: str | int, *, with_runs: bool 
             "confirm that (in the command line: --with-runs), or keep the model."
         )
     with project.db.transaction():
+        if runs:
+            from workbench.jobs import refuse_while_running
+
+            run_ids = [i for i, in project.db.execute("SELECT id FROM runs WHERE model_id = ?", [spec.id])]
+            refuse_while_running(project, f"remove '{spec.label}'", run_ids=run_ids)
         project.db.execute("DELETE FROM runs WHERE model_id = ?", [spec.id])
         project.db.execute("DELETE FROM models WHERE id = ?", [spec.id])
 

@@ -17,8 +17,10 @@ leave them out (the paper drops them).
 
 **Extracting again.** Passages are what runs point at. Extracting a book again replaces its extracted
 passages only when no run has responses for them; otherwise it is refused unless ``replace=True``,
-which deletes the old passages *and their responses* (the CLI asks first). Imported passages
-(gpt4-books) are never touched.
+which deletes the old passages *and their responses* (the CLI asks first). While a name-cloze run is being
+executed, in this program or another, nothing is replaced: it may be writing answers for these passages.
+Both are checked again inside the transaction that stores each book. Imported passages (gpt4-books) are
+never touched.
 
 Several books are read in several processes (``workers``), each loading spaCy once.
 """
@@ -300,7 +302,8 @@ def extract_books(
 
     Each book is written as soon as it is done, so a cancel keeps the books already finished.
     Returns one row per book: book_id, title, candidates, sampled, per_book, flagged, fast, seconds.
-    Raises ``UserError`` if a book's old passages have responses and ``replace`` is False.
+    Raises ``UserError`` if a book's old passages have responses and ``replace`` is False, and whenever a
+    name-cloze run is being executed (here or in another program), checked again as each book is stored.
     """
     from workbench.nlp import resolve_model_name
     from workbench.probes.cloze import passages as stored
@@ -309,19 +312,14 @@ def extract_books(
     books = _books_to_read(project, book_ids)
     if not books:
         raise UserError("There are no books with a stored text to extract passages from. Import some books first.")
-    usage = stored.extracted_usage(project, [b[0] for b in books])
-    in_use = {book_id: counts for book_id, counts in usage.items() if counts[1] > 0}
-    if in_use and not replace:
-        names = ", ".join(f"{_title(books, b)} ({n} responses)" for b, (_, n) in sorted(in_use.items()))
-        raise UserError(
-            f"Runs already used the passages of {len(in_use)} book(s): {names}. Extracting again would "
-            "delete those passages and their responses. Choose 'replace' to do so, or leave these books out."
-        )
+    titles = dict(books)
+    stored.refuse_replacing(project, titles, replace=replace, titles=titles)
     model = resolve_model_name(project)
     rows = []
 
     def store(result: BookResult) -> None:
-        stored.replace_extracted(project, result.book_id, result.sample, settings, model=result.model)
+        stored.replace_extracted(project, result.book_id, result.sample, settings, model=result.model, replace=replace,
+                                 title=titles[result.book_id])
         rows.append(_summary_row(result, _title(books, result.book_id), settings))
 
     jobs = [BookJob(book_id, title) for book_id, title in books]

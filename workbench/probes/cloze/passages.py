@@ -67,24 +67,36 @@ def _delete_extracted(project: "Project", book_id: int) -> None:
     project.db.execute("DELETE FROM cloze_extractions WHERE book_id = ?", [book_id])
 
 
-def delete_extracted(project: "Project", book_ids: Iterable[int]) -> int:
-    """Delete the extracted passages of these books and their responses; returns passages deleted."""
+def refuse_replacing(project: "Project", book_ids: Iterable[int], *, replace: bool,
+                     titles: dict[int, str] | None = None) -> None:
+    """Raise ``UserError`` when extracting these books again would delete answers: always while a name-cloze
+    run is being executed (in any program: it may be writing answers for them), and, unless ``replace``,
+    when stored answers point at their passages."""
+    from workbench.jobs import refuse_while_running
+
     ids = list(book_ids)
-    before = project.db.execute("SELECT COUNT(*) FROM cloze_passages WHERE origin = 'extracted'").fetchone()[0]
-    with project.db.transaction():
-        for book_id in ids:
-            _delete_extracted(project, book_id)
-    after = project.db.execute("SELECT COUNT(*) FROM cloze_passages WHERE origin = 'extracted'").fetchone()[0]
-    return before - after
+    usage = extracted_usage(project, ids)
+    if any(passages for passages, _ in usage.values()):
+        refuse_while_running(project, "extract passages again", kinds=RUN_KINDS)
+    in_use = {book_id: answers for book_id, (_, answers) in usage.items() if answers > 0}
+    if in_use and not replace:
+        names = ", ".join(f"{(titles or {}).get(b, f'Book {b}')} ({n} responses)" for b, n in sorted(in_use.items()))
+        raise UserError(
+            f"Runs already used the passages of {len(in_use)} book(s): {names}. Extracting again would "
+            "delete those passages and their responses. Choose 'replace' to do so, or leave these books out."
+        )
 
 
 def replace_extracted(
-    project: "Project", book_id: int, sample: "BookSample", settings: "ExtractionSettings", *, model: str
+    project: "Project", book_id: int, sample: "BookSample", settings: "ExtractionSettings", *, model: str,
+    replace: bool = True, title: str = "",
 ) -> list[int]:
-    """Store a book's new sample in one transaction, replacing its earlier extracted passages."""
+    """Store a book's new sample in one transaction, replacing its earlier extracted passages. Checked again
+    inside the transaction (``refuse_replacing``): a run may have started or answered since extraction began."""
     stamp = now()
     ids = []
     with project.db.transaction():
+        refuse_replacing(project, [book_id], replace=replace, titles={book_id: title})
         _delete_extracted(project, book_id)
         for c, passage in zip(sample.passages, sample.texts):
             cur = project.db.execute(

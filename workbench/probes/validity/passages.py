@@ -175,11 +175,14 @@ def sampled_ids(project: "Project", book_ids: Iterable[int]) -> list[int]:
 
 def delete_passages(project: "Project", passage_ids: Sequence[int]) -> int:
     """Delete passages and the answers validity runs gave for them; returns the answers deleted."""
+    from workbench.jobs import refuse_while_running
     from workbench.probes.validity import RUN_KINDS
 
     kinds = list(RUN_KINDS.values())
     deleted = 0
     with project.db.transaction():
+        if passage_ids:
+            refuse_while_running(project, "sample passages again", kinds=kinds)
         for start in range(0, len(passage_ids), 500):
             chunk = list(passage_ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
