@@ -228,8 +228,8 @@ def cmd_year(args: argparse.Namespace) -> int:
         if args.per_book:
             frame = year_books(project, args.model, args.by, groups=args.groups, year_range=years, save_groups=True,
                                spans=args.spans)
-            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "flag", "abs_error",
-                           "tied_at_cut"]]
+            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut",
+                           "flag"]]
         else:
             frame = year_table(project, args.model, args.by, groups=args.groups, year_range=years, seed=args.seed,
                                resamples=args.resamples, permutations=args.permutations, save_groups=True,

@@ -117,7 +117,8 @@ def parse_summary(table: pd.DataFrame) -> str:
         if int(every["approximate"]):
             details.append(f"{int(every['approximate'])} value(s) read from a span or a vague word (flagged)")
         if details:
-            text += " " + "; ".join(details).capitalize() + "."
+            joined = "; ".join(details)
+            text += " " + joined[0].upper() + joined[1:] + "."
     if "spans" in rows.columns and isinstance(rows["spans"].iloc[0], str):
         from workbench.probes.validity.parsers import SPAN_RULE_TEXT
 
