@@ -21,7 +21,7 @@ from workbench.probes.validity.narrative_time import narrative_items, narrative_
 from workbench.probes.validity.parse_rate import unparsed_answers
 from workbench.probes.validity.passages import import_passages
 from workbench.probes.validity.predictions import import_predictions
-from workbench.probes.validity.year import year_books, year_table
+from workbench.probes.validity.year import year_books, year_span_spread, year_table
 
 N = 30
 RIGHT = {i: (i * 7) % 11 for i in range(1, N + 1)}  # name-cloze answers right out of 10: accuracy 0 to 1
@@ -132,6 +132,15 @@ def test_the_span_rule_is_an_option_and_recorded(phrased, tmp_path):
     books = year_books(project, "gamma", "alpha").set_index("book_id")
     assert books.loc[ids[1], "flag"] == "decade" and books.loc[ids[3], "flag"] == "range"
     assert "wider than 20 years" in books.loc[ids[2], "reason"]
+    spread = year_span_spread(project, "gamma", "alpha").set_index("spans")
+    assert list(spread.index) == ["missing", "decade", "century"]
+    assert list(spread["missing_share"]) == pytest.approx([3 / 3, 1 / 3, 0 / 3])
+    assert list(spread["approximate"]) == [0, 2, 3]
+    errors = {1: abs(1825 - TRUE_YEAR[1]), 2: abs(1800 + 100 / 6 - TRUE_YEAR[2]), 3: abs(1820 - TRUE_YEAR[3])}
+    assert spread.loc["century", "mae"] == pytest.approx(np.mean(list(errors.values())))
+    assert spread.loc["century", "spearman_rho"] == pytest.approx(
+        spearmanr([RIGHT[i] / 10 for i in (1, 2, 3)], [errors[i] for i in (1, 2, 3)]).statistic)
+    assert math.isnan(spread.loc["missing", "spearman_rho"])
 
 
 def test_every_unparsed_answer_is_listed_with_its_book_and_reason(phrased):
@@ -176,7 +185,11 @@ def test_the_cli_reports_the_parse_rate_and_lists_the_unparsed_answers(phrased, 
     assert f"Answers read: all {N - len(DECLINED)}" not in out  # a share, not a count, comes first
     assert f"all {(N - len(DECLINED)) / N:.0%} ({N - len(DECLINED)} of {N}, 95% CI" in out
     assert f"{len(DECLINED)} declined by the model" in out and "--unparsed" in out
-    assert "Spans of years: 'decade'" in out
+    assert "Spans of years: 'decade'" in out and "Under the other rules for spans: 'missing': missing" in out
+    code = main(["validity", "year", str(path), "--model", "alpha", "--by", "alpha", "--compare-spans", "--format",
+                 "csv"])
+    spread = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert code == 0 and list(spread["spans"]) == ["missing", "decade", "century"]
     code = main(["validity", "year", str(path), "--model", "alpha", "--by", "alpha", "--unparsed", "--format", "csv"])
     listed = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert code == 0 and len(listed) == len(DECLINED) and {"book", "passage_id", "raw", "reason", "passage"} <= set(
@@ -194,7 +207,9 @@ def test_the_cli_reports_the_parse_rate_and_lists_the_unparsed_answers(phrased, 
 
 def test_the_unparsed_table_is_in_the_export_registry(phrased, tmp_path):
     project, _ = phrased
-    assert "validity-unparsed" in tables()
+    assert {"validity-unparsed", "validity-year-spans"} <= set(tables())
+    spread = pd.read_csv(export_table(project, "validity-year-spans", tmp_path / "spans.csv", model="alpha"))
+    assert list(spread["missing_share"]) == pytest.approx([len(DECLINED) / N] * 3)
     for task, options in (("year", {}), ("narrative-time", {"reference": "imported"})):
         frame = pd.read_csv(export_table(project, "validity-unparsed", tmp_path / f"{task}.csv", task=task,
                                          model="alpha", **options))

@@ -15,7 +15,8 @@ The year charts and tables also take ``years`` (plausible years, FROM-TO) and ``
 rule for spans of years: missing, decade or century; ``workbench.probes.validity.parsers``).
 
 Tables (CSV): ``validity-passages``, ``validity-answers`` (option ``task``), ``validity-year`` and
-``validity-narrative-time`` (the group tables of the CLI, with each group's parse rate), and
+``validity-narrative-time`` (the group tables of the CLI, with each group's parse rate),
+``validity-year-spans`` (the year's headline numbers under each rule for spans of years), and
 ``validity-unparsed`` (option ``task``: every answer the analysis counts that gave no value, with its
 book, group, passage and reason).
 """
@@ -304,6 +305,17 @@ register_table(TableSpec("validity-year", "Validity: year by group", year_table_
                          "missing share and mean absolute error per group, the difference and its tests"))
 register_table(TableSpec("validity-narrative-time", "Validity: narrative time by group", narrative_table_frame,
                          "Spearman's rho with its interval per group, and the difference"))
+def year_spans_table(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
+                     years: Any = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.validity.year import year_span_spread
+
+    model, by = _choices(project, YEAR, model, by)
+    return year_span_spread(project, model, by, groups=groups, year_range=_years(years))
+
+
+register_table(TableSpec("validity-year-spans", "Validity: year under each rule for spans", year_spans_table,
+                         "missing share, MAE and Spearman's rho when ranges, decades and centuries are read as "
+                         "missing, up to a decade, or up to a century"))
 register_table(TableSpec("validity-unparsed", "Validity: answers without a value", unparsed_table,
                          "every answer an analysis counts that gave no year or time: book, group, passage, raw "
                          "answer and why"))
@@ -314,16 +326,17 @@ def year_report(project: "Project", model: str, by: str, *, groups: str = "decil
                 save_groups: bool = False, spans: str | None = None) -> dict[str, Any]:
     """The year analysis as a page shows it: the group table, the per-book rows, both charts' frames, the
     parse rate in words (``parsing``) and the answers without a value (``unparsed``), each computed once."""
-    from workbench.probes.validity.parse_rate import parse_summary, unparsed_answers
-    from workbench.probes.validity.year import year_books, year_table
+    from workbench.probes.validity.parse_rate import parse_summary, spread_summary, unparsed_answers
+    from workbench.probes.validity.year import year_books, year_span_spread, year_table
 
     spans = _spans(spans)
     books = year_books(project, model, by, groups=groups, save_groups=save_groups, spans=spans)
     table = year_table(project, model, by, groups=groups, seed=seed, books=books, spans=spans)
+    spread = year_span_spread(project, model, by, groups=groups)
     return {"table": table, "rows": books, "charts": {"validity-year-groups": groups_plot(table),
                                                       "validity-year-error": error_plot(books, model, by, groups)},
-            "parsing": parse_summary(table), "unparsed": unparsed_answers(project, YEAR, model, by, groups=groups,
-                                                                          spans=spans)}
+            "parsing": " ".join(filter(None, [parse_summary(table), spread_summary(spread, spans)])),
+            "unparsed": unparsed_answers(project, YEAR, model, by, groups=groups, spans=spans)}
 
 
 def narrative_report(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",

@@ -64,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="what an answer naming a span of years gives: 'decade' (default): a range or decade up to 20 "
                         "years wide counts as its midpoint, a century is missing; 'century': centuries count as their "
                         "midpoint too; 'missing': only a single year counts")
+    p.add_argument("--compare-spans", action="store_true",
+                   help="the missing share, MAE and Spearman's rho under each rule for spans, side by side")
     p.add_argument("--permutations", type=int, default=9999, metavar="N", help="permutations of the test (default 9999)")
     p.set_defaults(handler=cmd_year)
 
@@ -203,21 +205,22 @@ def _print_unparsed(frame, fmt: str) -> int:
     return 0
 
 
-def _print_analysis(table, fmt: str) -> int:
-    """The group table, then (on stdout for a table, else on stderr) the parse rate in words."""
+def _print_analysis(table, fmt: str, more: str = "") -> int:
+    """The group table, then (on stdout for a table, else on stderr) the parse rate in words, and ``more``."""
     from workbench.probes.validity.parse_rate import parse_summary
 
     print_frame(table, fmt)
     every = table.set_index("group").loc["all"]
     unread = int(every["answers"] - every["parsed"]) if every["answers"] else 0
     line = parse_summary(table) + (f" List the {unread} answer(s) without a value with --unparsed." if unread else "")
+    line += f" {more}" if more else ""
     print(line, file=sys.stdout if fmt == "table" else sys.stderr)
     return 0
 
 
 def cmd_year(args: argparse.Namespace) -> int:
-    from workbench.probes.validity.parse_rate import unparsed_answers
-    from workbench.probes.validity.year import year_books, year_table
+    from workbench.probes.validity.parse_rate import spread_summary, unparsed_answers
+    from workbench.probes.validity.year import year_books, year_span_spread, year_table
 
     years = _year_range(args.years)
     with opened(args.project) as project:
@@ -225,7 +228,9 @@ def cmd_year(args: argparse.Namespace) -> int:
             frame = unparsed_answers(project, "year", args.model, args.by, groups=args.groups, year_range=years,
                                      spans=args.spans)
             return _print_unparsed(frame, args.format)
-        if args.per_book:
+        if args.compare_spans:
+            frame = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
+        elif args.per_book:
             frame = year_books(project, args.model, args.by, groups=args.groups, year_range=years, save_groups=True,
                                spans=args.spans)
             frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut",
@@ -234,7 +239,8 @@ def cmd_year(args: argparse.Namespace) -> int:
             frame = year_table(project, args.model, args.by, groups=args.groups, year_range=years, seed=args.seed,
                                resamples=args.resamples, permutations=args.permutations, save_groups=True,
                                spans=args.spans)
-            return _print_analysis(frame, args.format)
+            spread = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
+            return _print_analysis(frame, args.format, spread_summary(spread, args.spans) + " (--compare-spans)")
     print_frame(frame, args.format)
     return 0
 

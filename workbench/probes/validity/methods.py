@@ -80,7 +80,8 @@ def validity_paragraph(runs: list[dict]) -> str:
             "flagged as approximate; a wider span, such as a century (\"the 19th century\", \"the late eighteenth "
             "century\"), counts as missing. This rule for spans is a choice, and every table names the one it used "
             "(`spans`): 'decade' is the default; 'century' also reads spans up to a century wide as their "
-            "midpoint; 'missing' counts every span as missing. An open bound (\"before 1850\"), a decade without "
+            "midpoint; 'missing' counts every span as missing; the missing share, MAE and Spearman's rho under "
+            "each rule are reported side by side (`validity-year-spans`). An open bound (\"before 1850\"), a decade without "
             "its century (\"the fifties\"), a refusal, or an answer without a year counts as missing. Missing "
             "answers are reported per group as a share; the absolute error |predicted - true| is averaged over the "
             "books with a prediction.")

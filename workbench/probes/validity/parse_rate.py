@@ -126,6 +126,18 @@ def parse_summary(table: pd.DataFrame) -> str:
     return text
 
 
+def spread_summary(spread: pd.DataFrame, chosen: str) -> str:
+    """One sentence on how the other rules for spans of years move the headline numbers (``year_span_spread``)."""
+    others = []
+    for row in spread.itertuples(index=False):
+        if row.spans == chosen:
+            continue
+        rho = "no \u03c1" if math.isnan(row.spearman_rho) else f"\u03c1 {row.spearman_rho:.3f}"
+        mae = "" if math.isnan(row.mae) else f", MAE {row.mae:.1f} years"
+        others.append(f"'{row.spans}': missing {row.missing_share:.0%}{mae}, {rho}")
+    return ("Under the other rules for spans: " + "; ".join(others) + ".") if others else ""
+
+
 def unparsed_answers(project: "Project", task: str, model: str, by: str, *, groups: str = "decile",
                      reference: str | None = None, year_range: tuple[int, int] = YEAR_RANGE,
                      spans: str = DEFAULT_SPANS) -> pd.DataFrame:

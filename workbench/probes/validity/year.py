@@ -173,3 +173,34 @@ def year_table(project: "Project", model: str, by: str, *, groups: str = "decile
     frame["model"], frame["by"], frame["groups"], frame["spans"] = model, by, groups, spans
     frame["note"] = frame["note"].fillna("")
     return frame
+
+
+SPREAD_COLUMNS = ["spans", "books", "parsed", "approximate", "missing_share", "missing_share_top", "missing_share_bottom",
+                  "mae", "mae_top", "mae_bottom", "spearman_rho", "model", "by", "groups"]
+
+
+def year_span_spread(project: "Project", model: str, by: str, *, groups: str = "decile",
+                     year_range: tuple[int, int] = YEAR_RANGE) -> pd.DataFrame:
+    """The year analysis's headline numbers under each rule for spans of years (``parsers.SPAN_RULES``), one
+    row per rule: how far the choice of rule moves the missing share, the MAE and Spearman's rho (point
+    estimates; the intervals are the table's, under the rule chosen)."""
+    from workbench.probes.validity.parsers import SPAN_RULES
+
+    rows = []
+    for spans in SPAN_RULES:
+        books = year_books(project, model, by, groups=groups, year_range=year_range, spans=spans)
+        books = books[books["year"].notna()]
+        row = {"spans": spans, "books": len(books), "parsed": int(books["parsed"].sum()),
+               "approximate": int(books["approximate"].sum())}
+        for suffix, part in (("", books), ("_top", books[books["group"] == TOP]),
+                             ("_bottom", books[books["group"] == BOTTOM])):
+            row[f"missing_share{suffix}"] = part["missing"].mean() if len(part) else math.nan
+            errors = part["abs_error"].dropna()
+            row[f"mae{suffix}"] = errors.mean() if len(errors) else math.nan
+        scored = books.dropna(subset=["abs_error", "accuracy"])
+        row["spearman_rho"] = spearman(scored["accuracy"].astype(float), scored["abs_error"].astype(float),
+                                       resamples=0).rho
+        rows.append(row)
+    frame = pd.DataFrame(rows).reindex(columns=SPREAD_COLUMNS)
+    frame["model"], frame["by"], frame["groups"] = model, by, groups
+    return frame
