@@ -315,3 +315,9 @@ def test_parse_picks_the_parser_of_the_task():
     assert parse("year", "1813").value == 1813
     assert parse("year", "the 19th century", spans="century").value == 1850
     assert parse("narrative-time", "2 hours").value == 120
+
+
+def test_a_numbered_list_that_is_not_underwoods_is_read_whole():
+    answer = ("1. She opens the letter.\n2. She reads it twice.\n3. She calls for the carriage.\n"
+              "4. She waits at the window.\nAll this takes about 20 minutes.")
+    assert parse_minutes(answer).value == 20

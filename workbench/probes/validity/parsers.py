@@ -46,7 +46,7 @@ eighteen-fifties"), a century or part of one ("the 19th century", "the late eigh
   "probably", "I'd guess", "1850?" all give 1850. No year at all is missing, as "declined to answer"
   when the answer declines ("I cannot tell", "unknown", "I'm sorry").
 
-**Narrative time** (``parse_minutes``). The first stated duration: a number (digits, "1½", "1 1/2"), or
+**Narrative time** (``parse_minutes``). The first stated duration (in step 4 when it holds one): a number (digits, "1½", "1 1/2"), or
 a number word ("two", "forty-five", "two hundred", "a", "half an", "a couple of", "a dozen", and, by
 convention, "a few" = "several" = 3, flagged ``vague``), and a unit; consecutive parts joined by "and",
 "," or nothing are added ("two days and a night", "1 hour 30 minutes", "an hour and a half"). A range
@@ -515,8 +515,13 @@ def parse_minutes(raw: str | None) -> Parsed:
         if bare:
             minutes = float(bare.group(1))
             return Parsed(minutes, "", bare.group(1)) if minutes > 0 else Parsed(None, "no time passes", step.strip())
-        focused = step
-    text = focused
+        read = _read_minutes(step)
+        if not read.missing:
+            return read  # otherwise a numbered list that is not Underwood's: the whole answer is read
+    return _read_minutes(focused)
+
+
+def _read_minutes(text: str) -> Parsed:
     if not text.strip():
         return Parsed(None, "empty answer")
     pattern, units = _unit_pattern()
