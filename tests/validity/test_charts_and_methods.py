@@ -60,7 +60,9 @@ def test_the_methods_text_describes_the_runs_parsers_groups_and_statistics(timed
     project, _, _ = timed
     text = methods_text(project)
     assert "## Downstream validity" in text or "Downstream validity" in text
-    for words in ("first four-digit number between 1000 and 2100", "geometric mean", "top and bottom decile (10%)",
+    for words in ("a four-digit year between 1000 and 2100", '"from 1996" is the year 1996', "at most 20 years wide",
+                  "'decade' is the default", "(`spans`)", "the minutes reported in step 4", "(the parse rate)",
+                  "`validity-unparsed`", "Wilson score interval (95%) of the parse rate", "geometric mean", "top and bottom decile (10%)",
                   "Permutation test", "Fisher's exact test", "Randomization test of the error analysis",
                   "year of first publication from a passage", "Answers imported from:"):
         assert words in text, words

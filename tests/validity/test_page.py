@@ -153,3 +153,30 @@ def test_a_paid_model_is_estimated_and_asked_about_first(qtbot, sampled_page, pr
 def test_without_a_project_the_page_says_what_to_do(shown_page):
     page = shown_page(ValidityPage)
     assert page.hint.isVisible() and not page.splitter.isEnabled()
+
+
+def test_the_parse_rate_is_said_and_the_answers_without_a_value_open(qtbot, page, studied):
+    project, ids = studied
+    choose(page.task, "year")
+    assert page.spans.isVisible() and page.spans.currentData() == "decade"
+    choose(page.model, "alpha")
+    choose(page.by, "alpha")
+    choose(page.groups, "quintile")
+    assert not page.unparsed_button.isEnabled()
+    page.analyse()
+    wait_idle(qtbot, page)
+    assert page.summary.isVisible()
+    assert "Answers read: all 90% (9 of 10, 95% CI" in page.summary.text()
+    assert "1 declined by the model" in page.summary.text() and "Spans of years: 'decade'" in page.summary.text()
+    assert page.table.column_texts("Answers read (95% CI)")[:3] == ["100% of 2 (34%–100%)", "100% of 2 (34%–100%)",
+                                                                   "90% of 10 (60%–98%)"]
+    assert page.unparsed_button.isEnabled() and page.unparsed_button.text() == "Answers without a value (1)…"
+    qtbot.mouseClick(page.unparsed_button, Qt.MouseButton.LeftButton)
+    dialog = page.answers_dialog
+    assert dialog.table.rowCount() == 1 and dialog.table.column_texts("Raw answer") == ["I cannot say."]
+    assert dialog.table.column_texts("Group") == ["middle"]
+    assert "declined to answer" in dialog.detail.toPlainText()
+    choose(page.spans, "missing")  # another rule: the results on screen went with the old one
+    assert not page.unparsed_button.isEnabled() and page.plot.kind == "message"
+    choose(page.task, "narrative-time")
+    assert not page.spans.isVisible()

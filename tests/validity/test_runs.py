@@ -141,7 +141,8 @@ def test_the_analysis_commands_print_the_fixed_columns(studied, capsys):
     assert main(["validity", "year", str(project.path), "--model", "alpha", "--by", "beta", "--per-book",
                  "--format", "csv"]) == 0
     books = rows(capsys.readouterr().out)
-    assert list(books[0]) == ["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut"]
+    assert list(books[0]) == ["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut",
+                              "flag"]
     assert [(b["group"], b["tied_at_cut"]) for b in books if b["group"] in ("top", "bottom")] == [
         ("top", "False"), ("bottom", "True")]  # beta gets nine books wholly wrong: a tie-break chose the bottom one
     refused = next(b for b in books if b["book"] == "b05")
@@ -160,7 +161,9 @@ def test_passages_and_predictions_by_command(project, tmp_path, capsys):
     path = write(tmp_path / "answers.csv", "book,passage_id,answer\nBee,1,1851\nBee,2,the 1850s\n")
     assert main(["validity", "import", str(project.path), "--task", "year", "--model-label", "outside", str(path)]) == 0
     answers = task_answers(project, "year", "outside")
-    assert list(answers["value"].fillna(0)) == [1851, 0] and answers["reason"].iloc[1] == "a decade, not a year"
+    assert list(answers["value"]) == [1851, 1855] and list(answers["flag"]) == ["", "decade"]
+    strict = task_answers(project, "year", "outside", spans="missing")
+    assert list(strict["value"].fillna(0)) == [1851, 0] and strict["reason"].iloc[1].startswith("a decade, not one year")
     bad = write(tmp_path / "bad.csv", "book,answer\nBee,1851\nNobody,1900\n")
     assert main(["validity", "import", str(project.path), "--task", "year", "--model-label", "x", str(bad)]) == 1
     err = capsys.readouterr().err

@@ -22,13 +22,18 @@ def _minutes(value) -> str:
     return "" if is_missing(value) else describe_minutes(float(value))
 
 
-def columns(task: str) -> list[Column]:
+def columns(task: str, unparsed: bool = False) -> list[Column]:
+    """The dialog's columns; ``unparsed``: the rows are the answers without a value, from every group, so
+    each says its group and none has a value to show."""
     truth = (Column("truth_year", "True year", _year, numeric=True) if task == "year"
              else Column("reference_minutes", "Reference", _minutes, numeric=True))
     value = (Column("value", "Year given", _year, numeric=True) if task == "year"
              else Column("value", "Time given", _minutes, numeric=True))
+    if unparsed:
+        return [Column("group", "Group"), Column("book", "Book"), Column("raw", "Raw answer", one_line),
+                Column("reason", "Why missing"), truth, Column("passage", "Passage", one_line, stretch=True)]
     return [Column("book", "Book"), Column("passage", "Passage", one_line, stretch=True), truth,
-            Column("raw", "Raw answer", one_line), value, Column("reason", "Why missing")]
+            Column("raw", "Raw answer", one_line), value, Column("flag", "Read from"), Column("reason", "Why missing")]
 
 
 def summary(task: str, frame: pd.DataFrame) -> str:
@@ -43,9 +48,9 @@ def summary(task: str, frame: pd.DataFrame) -> str:
 class AnswersDialog(RowsDialog):
     EMPTY = "No answers here yet."
 
-    def __init__(self, title: str, task: str, frame: pd.DataFrame, parent=None):
+    def __init__(self, title: str, task: str, frame: pd.DataFrame, parent=None, *, unparsed: bool = False):
         super().__init__(f"Answers: {title}", f"<b>{html.escape(title)}</b> — {html.escape(summary(task, frame))}",
-                         columns(task), (1000, 620), parent)
+                         columns(task, unparsed), (1000, 620), parent)
         self.task = task
         self.show_rows(frame)
 
@@ -54,8 +59,11 @@ class AnswersDialog(RowsDialog):
             answer = failed_call(row)
         else:
             given = _year(row["value"]) if self.task == "year" else _minutes(row["value"])
-            read = (f"read as <b>{html.escape(given)}</b> (from “{html.escape(str(row['read']))}”)" if given
-                    else f"<b>missing</b>: {html.escape(str(row['reason']))}")
+            flag = str(row.get("flag") or "")
+            how = f", the midpoint of a {flag}" if flag in ("range", "decade", "century") else (
+                f", flagged: {flag}" if flag else "")
+            read = (f"read as <b>{html.escape(given)}</b> (from “{html.escape(str(row['read']))}”{html.escape(how)})"
+                    if given else f"<b>missing</b>: {html.escape(str(row['reason']))}")
             answer = f"Raw answer: <code>{html.escape(str(row['raw']))}</code> &nbsp;→&nbsp; {read}"
         truth = (f"True year: {_year(row['truth_year']) or 'unknown'}" if self.task == "year"
                  else f"Reference: {_minutes(row.get('reference_minutes')) or 'none'}")

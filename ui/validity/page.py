@@ -70,6 +70,23 @@ def _interval(low: str, high: str):
     return write
 
 
+def _parse_rate(row: pd.Series) -> str:
+    if is_missing(row.get("parse_rate")):
+        return ""
+    if is_missing(row.get("answers")):  # the difference row: top minus bottom
+        return f"{float(row['parse_rate']) * 100:+.0f} points"
+    text = f"{float(row['parse_rate']):.0%} of {int(row['answers'])}"
+    return text + (f" ({float(row['parse_ci_low']):.0%}–{float(row['parse_ci_high']):.0%})"
+                   if not is_missing(row.get("parse_ci_low")) else "")
+
+
+PARSE_TABLE_COLUMNS = [Column("parse_rate", "Answers read (95% CI)", compose=_parse_rate, numeric=True),
+                       Column("approximate", "Read from a span", count, numeric=True)]
+SPANS = {"decade": "ranges and decades as their midpoint; centuries missing (default)",
+         "century": "ranges, decades and centuries as their midpoint",
+         "missing": "single years only; every span missing"}
+
+
 def _missing_share(row: pd.Series) -> str:
     if is_missing(row.get("missing_share")):
         return ""
@@ -87,12 +104,12 @@ TABLE_COLUMNS = {
            Column("p_value", "p (permutation)", _p, numeric=True),
            Column("missing_p_value", "p (missing, Fisher)", _p, numeric=True),
            Column("spearman_rho", "Spearman ρ (accuracy, error)", decimal, numeric=True),
-           Column("spearman_p", "p", _p, numeric=True), Column("note", "Note", stretch=True)],
+           Column("spearman_p", "p", _p, numeric=True), *PARSE_TABLE_COLUMNS, Column("note", "Note", stretch=True)],
     NARRATIVE: [Column("group", "Group"), Column("items", "Passages", count, numeric=True),
                 Column("missing", "Missing", count, numeric=True),
                 Column("spearman_rho", "Spearman ρ", decimal, numeric=True),
                 Column("ci_low", "95% CI", compose=_interval("ci_low", "ci_high"), numeric=True),
-                Column("p_value", "p", _p, numeric=True), Column("note", "Note", stretch=True)],
+                Column("p_value", "p", _p, numeric=True), *PARSE_TABLE_COLUMNS, Column("note", "Note", stretch=True)],
     ERRORS: [Column("set_size", "Names per set", count, numeric=True), Column("errors", "Errors", count, numeric=True),
              Column("in_seen", "Naming S", count, numeric=True), Column("in_unseen", "Naming U", count, numeric=True),
              Column("log_odds", "Log-odds o", decimal, numeric=True), Column("p_value", "p", _p, numeric=True),
@@ -106,11 +123,12 @@ ROW_COLUMNS = {
            Column("year", "Year", numeric=True), Column("answer", "Answer"), Column("predicted", "Year given",
                                                                                      lambda v: "" if is_missing(v) else f"{float(v):.0f}", numeric=True),
            Column("abs_error", "Abs. error", lambda v: "" if is_missing(v) else f"{float(v):.0f}", numeric=True),
-           Column("reason", "Why missing")],
+           Column("flag", "Read from"), Column("reason", "Why missing")],
     NARRATIVE: [Column("book", "Book", stretch=True), Column("group", "Group"),
                 Column("accuracy", "Accuracy", share, numeric=True),
                 Column("reference_minutes", "Reference (min)", decimal, numeric=True), Column("answer", "Answer"),
-                Column("predicted_minutes", "Given (min)", decimal, numeric=True), Column("reason", "Why missing"),
+                Column("predicted_minutes", "Given (min)", decimal, numeric=True), Column("flag", "Read from"),
+                Column("reason", "Why missing"),
                 Column("source", "Reference from")],
     ERRORS: [Column("set", "Set"), Column("rank", "Rank", numeric=True), Column("name", "Name"),
              Column("pmi", "PMI", decimal, numeric=True), Column("book", "Most associated book", stretch=True),
@@ -182,6 +200,9 @@ class ValidityPage(Page, OneOperation):
         self.groups.addItem("deciles (10%)", "decile")
         self.groups.addItem("quintiles (20%)", "quintile")
         self.reference = _combo("The true narrative times: minutes imported with the passages, or an annotation task")
+        self.spans = _combo("What an answer naming a range, a decade or a century of years counts as")
+        for key, text in SPANS.items():
+            self.spans.addItem(text, key)
         self.set_size = QSpinBox()
         self.set_size.setRange(0, 100_000)
         self.set_size.setSpecialValueText("as many as possible")
@@ -204,6 +225,7 @@ class ValidityPage(Page, OneOperation):
         self.form.addRow("Grouped by", self.by)
         self.form.addRow("Groups", self.groups)
         self.form.addRow("Reference", self.reference)
+        self.form.addRow("Spans of years", self.spans)
         self.form.addRow("Names per set", self.set_size)
         self.form.addRow("Deals", self.permutations)
         self.form.addRow("Seed", self.seed)
@@ -235,10 +257,15 @@ class ValidityPage(Page, OneOperation):
         self.export_table_button = QPushButton("Export tables…")
         self.export_table_button.setToolTip("Both tables as CSV files")
         self.export_table_button.clicked.connect(self.export_tables_dialog)
+        self.unparsed_button = QPushButton("Answers without a value…")
+        self.unparsed_button.setToolTip("Every answer the analysis counts that gave no year or time: its book, group, "
+                                        "passage, raw answer and why")
+        self.unparsed_button.clicked.connect(self.show_unparsed)
         chart_row = QHBoxLayout()
         chart_row.addWidget(QLabel("Chart"))
         chart_row.addWidget(self.chart)
         chart_row.addStretch(1)
+        chart_row.addWidget(self.unparsed_button)
         chart_row.addWidget(self.export_figure_button)
         chart_row.addWidget(self.export_table_button)
         chart_side = QWidget()
@@ -273,7 +300,7 @@ class ValidityPage(Page, OneOperation):
         self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
 
         self.lay_out_work(NO_PROJECT, self.splitter)
-        for combo in (self.model, self.by, self.groups, self.reference):
+        for combo in (self.model, self.by, self.groups, self.reference, self.spans):
             combo.currentIndexChanged.connect(self._choices_changed)
         self._task_changed()
 
@@ -284,6 +311,7 @@ class ValidityPage(Page, OneOperation):
     def _task_changed(self, *_) -> None:
         task = self.current_task()
         for widget, shown in ((self.ask_widget, task != ERRORS), (self.reference, task == NARRATIVE),
+                              (self.spans, task == YEAR),
                               (self.set_size, task == ERRORS), (self.permutations, task == ERRORS)):
             widget.setVisible(shown)
             self.form.labelForField(widget).setVisible(shown)
@@ -300,6 +328,7 @@ class ValidityPage(Page, OneOperation):
     def choices(self) -> dict[str, Any]:
         return {"task": self.current_task(), "model": self.model.currentData(), "by": self.by.currentData(),
                 "groups": self.groups.currentData(), "reference": self.reference.currentData(),
+                "spans": self.spans.currentData(),
                 "set_size": self.set_size.value() or None, "permutations": self.permutations.value(),
                 "seed": self.seed.value()}
 
@@ -334,7 +363,7 @@ class ValidityPage(Page, OneOperation):
         if saved.get("task") in TASKS:
             self.task.setCurrentIndex(self.task.findData(saved["task"]))
         for combo, key in ((self.model, "model"), (self.by, "by"), (self.groups, "groups"),
-                           (self.reference, "reference")):
+                           (self.reference, "reference"), (self.spans, "spans")):
             index = combo.findData(saved.get(key))
             if index >= 0:
                 combo.setCurrentIndex(index)
@@ -386,8 +415,9 @@ class ValidityPage(Page, OneOperation):
         self.chart.clear()
         self.chart.blockSignals(False)
         self.plot.show_message(message or "Choose the task and the models, then press Analyse.")
-        for button in (self.export_figure_button, self.export_table_button):
+        for button in (self.export_figure_button, self.export_table_button, self.unparsed_button):
             button.setEnabled(False)
+        self.unparsed_button.setText("Answers without a value…")
 
     # ------------------------------------------------------------------ passages
     def sample(self) -> Operation | None:
@@ -567,7 +597,14 @@ class ValidityPage(Page, OneOperation):
         self._show_chart()
         for button in (self.export_figure_button, self.export_table_button):
             button.setEnabled(True)
-        self.summary.hide()
+        unparsed = report.get("unparsed")
+        self.unparsed_button.setEnabled(unparsed is not None)
+        self.unparsed_button.setText(f"Answers without a value ({len(unparsed)})…" if unparsed is not None
+                                     else "Answers without a value…")
+        if report.get("parsing"):
+            self.show_summary(report["parsing"])
+        else:
+            self.summary.hide()
 
     def _tables_for(self, task: str) -> None:
         """Tables with the columns of ``task`` (a new pair when the task changed)."""
@@ -613,7 +650,8 @@ class ValidityPage(Page, OneOperation):
         references = rows[["passage_id", "reference_minutes"]] if "reference_minutes" in rows else None
 
         def work(state):
-            frame = task_answers(project, choices["task"], choices["model"])
+            frame = task_answers(project, choices["task"], choices["model"],
+                                 **({"spans": choices["spans"]} if choices.get("spans") else {}))
             frame = frame[frame["book_id"].isin(wanted)]
             if passage is not None:
                 frame = frame[frame["passage_id"] == passage]
@@ -624,12 +662,19 @@ class ValidityPage(Page, OneOperation):
         return self.ops.run(work, label="Reading the answers", project=project, on_done=self._show_answers,
                             on_error=self.show_error)
 
-    def _show_answers(self, result: tuple) -> None:
+    def _show_answers(self, result: tuple, unparsed: bool = False) -> None:
         title, task, frame = result
         if self.answers_dialog is not None:
             self.answers_dialog.close()
-        self.answers_dialog = AnswersDialog(title, task, frame, self)
+        self.answers_dialog = AnswersDialog(title, task, frame, self, unparsed=unparsed)
         self.answers_dialog.show()
+
+    def show_unparsed(self) -> None:
+        """Every answer the analysis on screen counts that gave no value, in the answers dialog."""
+        if self.report is None or self.report.get("unparsed") is None:
+            return
+        self._show_answers(("answers without a value", self.report["choices"]["task"], self.report["unparsed"]),
+                           unparsed=True)
 
     # ------------------------------------------------------------------ exports
     def export_figure_dialog(self) -> None:
@@ -697,6 +742,6 @@ def analysis(project, chosen: dict, state) -> dict:
 
     if chosen["task"] == YEAR:
         return year_report(project, chosen["model"], chosen["by"], groups=chosen["groups"], seed=chosen["seed"],
-                           save_groups=True)
+                           save_groups=True, spans=chosen.get("spans"))
     return narrative_report(project, chosen["model"], chosen["by"], chosen["reference"], groups=chosen["groups"],
                             seed=chosen["seed"], save_groups=True)

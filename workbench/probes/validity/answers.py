@@ -14,7 +14,7 @@ import pandas as pd
 
 from workbench.errors import UserError
 from workbench.probes.validity import RUN_KINDS
-from workbench.probes.validity.parsers import YEAR_RANGE, parse
+from workbench.probes.validity.parsers import DEFAULT_SPANS, YEAR_RANGE, parse
 from workbench.probes.validity.passages import passages_frame
 from workbench.probes.validity.run import check_task
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from workbench.project import Project
 
 ANSWER_COLUMNS = ["model", "run_id", "passage_id", "book_id", "book", "status", "raw", "error", "value", "reason",
-                  "read", "truth_year", "minutes", "passage"]
+                  "read", "flag", "truth_year", "minutes", "passage"]
 
 
 def answered_models(project: "Project", task: str) -> list[str]:
@@ -50,9 +50,11 @@ def counted_runs(project: "Project", task: str, model: str, run_ids: Sequence[in
 
 
 def task_answers(project: "Project", task: str, model: str, *, year_range: tuple[int, int] = YEAR_RANGE,
-                 run_ids: Sequence[int] | None = None) -> pd.DataFrame:
+                 spans: str = DEFAULT_SPANS, run_ids: Sequence[int] | None = None) -> pd.DataFrame:
     """One row per answered passage: raw answer, status, the parsed ``value`` (a year, or minutes; NaN when
-    missing, ``reason`` saying why, ``read`` the words it was read from), the passage's truth
+    missing, ``reason`` saying why, ``read`` the words it was read from, ``flag`` how a value was made from
+    a span or a vague word: ``workbench.probes.validity.parsers``; ``spans``: its rule for spans of years),
+    the passage's truth
     (``truth_year``: the year given with it, else the book's; ``minutes``: an imported reference) and its
     text."""
     check_task(task)
@@ -69,10 +71,11 @@ def task_answers(project: "Project", task: str, model: str, *, year_range: tuple
     frame = answers.merge(passages[["passage_id", "book_id", "book", "year", "minutes", "passage"]], on="passage_id")
     frame = frame.merge(years, on="book_id", how="left")
     frame["truth_year"] = frame["year"].astype("Float64").fillna(frame["book_year"].astype("Float64"))
-    parsed = [parse(task, raw, year_range) if status == "ok" else None for raw, status in zip(frame["raw"], frame["status"])]
+    parsed = [parse(task, raw, year_range, spans) if status == "ok" else None for raw, status in zip(frame["raw"], frame["status"])]
     frame["value"] = [p.value if p is not None and p.value is not None else float("nan") for p in parsed]
     frame["reason"] = [("call failed" if p is None else p.reason) for p in parsed]
     frame["read"] = ["" if p is None else p.text for p in parsed]
+    frame["flag"] = ["" if p is None else p.flag for p in parsed]
     frame["model"] = model
     frame["truth_year"] = frame["truth_year"].astype(float)
     return frame.sort_values(["book_id", "passage_id"]).reset_index(drop=True)[ANSWER_COLUMNS]

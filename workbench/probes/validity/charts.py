@@ -11,8 +11,14 @@ Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png --option key=valu
 - ``validity-narrative-time`` predicted against reference minutes (log-log), coloured by group, with
                             each group's rho; option ``reference`` (an annotation task, or 'imported').
 
+The year charts and tables also take ``years`` (plausible years, FROM-TO) and ``spans`` (the parser's
+rule for spans of years: missing, decade or century; ``workbench.probes.validity.parsers``).
+
 Tables (CSV): ``validity-passages``, ``validity-answers`` (option ``task``), ``validity-year`` and
-``validity-narrative-time`` (the group tables of the CLI).
+``validity-narrative-time`` (the group tables of the CLI, with each group's parse rate),
+``validity-year-spans`` (the year's headline numbers under each rule for spans of years), and
+``validity-unparsed`` (option ``task``: every answer the analysis counts that gave no value, with its
+book, group, passage and reason).
 """
 
 from __future__ import annotations
@@ -65,14 +71,32 @@ def _years(value: Any) -> tuple[int, int]:
     return tuple(value)
 
 
+def _spans(value: Any) -> str:
+    from workbench.probes.validity.parsers import DEFAULT_SPANS, check_spans
+
+    return check_spans(str(value)) if value else DEFAULT_SPANS
+
+
+def _reference(project: "Project", reference: str | None) -> str:
+    from workbench.probes.validity.references import reference_choices
+
+    if reference:
+        return reference
+    choices = reference_choices(project)
+    if not choices:
+        raise UserError("There is no reference narrative time yet: import passages with minutes, or annotate them.")
+    return choices[0]
+
+
 # ---------------------------------------------------------------------------- year: MAE by group
 def year_groups_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                      seed: Any = 0, years: Any = None, **_: Any) -> pd.DataFrame:
+                      seed: Any = 0, years: Any = None, spans: Any = None, **_: Any) -> pd.DataFrame:
     """The year table's top, bottom and all rows, with the difference's p-value on each row."""
     from workbench.probes.validity.year import year_table
 
     model, by = _choices(project, YEAR, model, by)
-    return groups_plot(year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years)))
+    return groups_plot(year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years),
+                                  spans=_spans(spans)))
 
 
 def groups_plot(table: pd.DataFrame) -> pd.DataFrame:
@@ -82,7 +106,8 @@ def groups_plot(table: pd.DataFrame) -> pd.DataFrame:
     frame["difference_mae"] = difference["mae"]
     frame["difference_p_value"] = difference["p_value"]
     columns = ["model", "by", "groups", "group", "books", "predicted", "missing", "missing_share", "mae", "mae_ci_low",
-               "mae_ci_high", "spearman_rho", "spearman_p", "difference_mae", "difference_p_value", "note"]
+               "mae_ci_high", "spearman_rho", "spearman_p", "difference_mae", "difference_p_value", "note", "answers",
+               "parsed", "parse_rate", "parse_ci_low", "parse_ci_high", "approximate", "spans"]
     return frame[columns].reset_index(drop=True)
 
 
@@ -115,12 +140,13 @@ def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
 
 # ---------------------------------------------------------------------------- year: error against accuracy
 def year_error_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                     years: Any = None, **_: Any) -> pd.DataFrame:
+                     years: Any = None, spans: Any = None, **_: Any) -> pd.DataFrame:
     """Books with a prediction and an accuracy: accuracy, absolute error, group; rho and p on every row."""
     from workbench.probes.validity.year import year_books
 
     model, by = _choices(project, YEAR, model, by)
-    return error_plot(year_books(project, model, by, groups=groups, year_range=_years(years)), model, by, groups)
+    books = year_books(project, model, by, groups=groups, year_range=_years(years), spans=_spans(spans))
+    return error_plot(books, model, by, groups)
 
 
 def error_plot(books: pd.DataFrame, model: str, by: str, groups: str) -> pd.DataFrame:
@@ -161,14 +187,9 @@ def narrative_frame(project: "Project", model: str | None = None, by: str | None
                     reference: str | None = None, seed: Any = 0, **_: Any) -> pd.DataFrame:
     """Passages with a reference and a prediction, their group, and each group's rho (and interval)."""
     from workbench.probes.validity.narrative_time import narrative_items, narrative_table
-    from workbench.probes.validity.references import reference_choices
 
     model, by = _choices(project, NARRATIVE_TIME, model, by)
-    if not reference:
-        choices = reference_choices(project)
-        if not choices:
-            raise UserError("There is no reference narrative time yet: import passages with minutes, or annotate them.")
-        reference = choices[0]
+    reference = _reference(project, reference)
     items = narrative_items(project, model, by, reference, groups=groups)
     table = narrative_table(project, model, by, reference, groups=groups, seed=int(seed), items=items)
     return narrative_plot(items, table)
@@ -232,18 +253,32 @@ def passages_table(project: "Project", **_: Any) -> pd.DataFrame:
     return passages_frame(project)
 
 
-def answers_table(project: "Project", task: str = YEAR, model: str | None = None, **_: Any) -> pd.DataFrame:
+def answers_table(project: "Project", task: str = YEAR, model: str | None = None, years: Any = None,
+                  spans: Any = None, **_: Any) -> pd.DataFrame:
     from workbench.probes.validity.answers import task_answers
 
-    return task_answers(project, task, _model(project, task, model))
+    return task_answers(project, task, _model(project, task, model), year_range=_years(years), spans=_spans(spans))
 
 
 def year_table_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                     seed: Any = 0, **_: Any) -> pd.DataFrame:
+                     seed: Any = 0, years: Any = None, spans: Any = None, **_: Any) -> pd.DataFrame:
     from workbench.probes.validity.year import year_table
 
     model, by = _choices(project, YEAR, model, by)
-    return year_table(project, model, by, groups=groups, seed=int(seed))
+    return year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years), spans=_spans(spans))
+
+
+def unparsed_table(project: "Project", task: str = YEAR, model: str | None = None, by: str | None = None,
+                   groups: str = "decile", reference: str | None = None, years: Any = None, spans: Any = None,
+                   **_: Any) -> pd.DataFrame:
+    """Every answer the analysis of ``task`` counts that gave no value (``parse_rate.unparsed_answers``)."""
+    from workbench.probes.validity.parse_rate import unparsed_answers
+
+    model, by = _choices(project, task, model, by)
+    if task == NARRATIVE_TIME:
+        reference = _reference(project, reference)
+    return unparsed_answers(project, task, model, by, groups=groups, reference=reference, year_range=_years(years),
+                            spans=_spans(spans))
 
 
 def narrative_table_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
@@ -270,26 +305,48 @@ register_table(TableSpec("validity-year", "Validity: year by group", year_table_
                          "missing share and mean absolute error per group, the difference and its tests"))
 register_table(TableSpec("validity-narrative-time", "Validity: narrative time by group", narrative_table_frame,
                          "Spearman's rho with its interval per group, and the difference"))
+def year_spans_table(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
+                     years: Any = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.validity.year import year_span_spread
+
+    model, by = _choices(project, YEAR, model, by)
+    return year_span_spread(project, model, by, groups=groups, year_range=_years(years))
+
+
+register_table(TableSpec("validity-year-spans", "Validity: year under each rule for spans", year_spans_table,
+                         "missing share, MAE and Spearman's rho when ranges, decades and centuries are read as "
+                         "missing, up to a decade, or up to a century"))
+register_table(TableSpec("validity-unparsed", "Validity: answers without a value", unparsed_table,
+                         "every answer an analysis counts that gave no year or time: book, group, passage, raw "
+                         "answer and why"))
 
 
 # ---------------------------------------------------------------------------- everything a page shows at once
 def year_report(project: "Project", model: str, by: str, *, groups: str = "decile", seed: int = 0,
-                save_groups: bool = False) -> dict[str, Any]:
-    """The year analysis as a page shows it: the group table, the per-book rows and both charts' frames,
-    each computed once."""
-    from workbench.probes.validity.year import year_books, year_table
+                save_groups: bool = False, spans: str | None = None) -> dict[str, Any]:
+    """The year analysis as a page shows it: the group table, the per-book rows, both charts' frames, the
+    parse rate in words (``parsing``) and the answers without a value (``unparsed``), each computed once."""
+    from workbench.probes.validity.parse_rate import parse_summary, spread_summary, unparsed_answers
+    from workbench.probes.validity.year import year_books, year_span_spread, year_table
 
-    books = year_books(project, model, by, groups=groups, save_groups=save_groups)
-    table = year_table(project, model, by, groups=groups, seed=seed, books=books)
+    spans = _spans(spans)
+    books = year_books(project, model, by, groups=groups, save_groups=save_groups, spans=spans)
+    table = year_table(project, model, by, groups=groups, seed=seed, books=books, spans=spans)
+    spread = year_span_spread(project, model, by, groups=groups)
     return {"table": table, "rows": books, "charts": {"validity-year-groups": groups_plot(table),
-                                                      "validity-year-error": error_plot(books, model, by, groups)}}
+                                                      "validity-year-error": error_plot(books, model, by, groups)},
+            "parsing": " ".join(filter(None, [parse_summary(table), spread_summary(spread, spans)])),
+            "unparsed": unparsed_answers(project, YEAR, model, by, groups=groups, spans=spans)}
 
 
 def narrative_report(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",
                      seed: int = 0, save_groups: bool = False) -> dict[str, Any]:
     """The narrative-time analysis as a page shows it (see ``year_report``)."""
     from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+    from workbench.probes.validity.parse_rate import parse_summary, unparsed_answers
 
     items = narrative_items(project, model, by, reference, groups=groups, save_groups=save_groups)
     table = narrative_table(project, model, by, reference, groups=groups, seed=seed, items=items)
-    return {"table": table, "rows": items, "charts": {"validity-narrative-time": narrative_plot(items, table)}}
+    return {"table": table, "rows": items, "charts": {"validity-narrative-time": narrative_plot(items, table)},
+            "parsing": parse_summary(table),
+            "unparsed": unparsed_answers(project, NARRATIVE_TIME, model, by, groups=groups, reference=reference)}

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from workbench.cli.common import add_format_argument, add_project_argument, confirm, opened, print_frame, progress_state
 from workbench.errors import UserError
+from workbench.probes.validity.parsers import DEFAULT_SPANS, SPAN_RULES
 
 TASK_CHOICES = ("year", "narrative-time")
 GROUP_CHOICES = ("decile", "quintile")
+
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,6 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _analysis_arguments(p)
     p.add_argument("--years", default="1000-2100", metavar="FROM-TO",
                    help="plausible years; other four-digit numbers in an answer are passed over (default 1000-2100)")
+    p.add_argument("--spans", choices=tuple(SPAN_RULES), default=DEFAULT_SPANS,
+                   help="what an answer naming a span of years gives: 'decade' (default): a range or decade up to 20 "
+                        "years wide counts as its midpoint, a century is missing; 'century': centuries count as their "
+                        "midpoint too; 'missing': only a single year counts")
+    p.add_argument("--compare-spans", action="store_true",
+                   help="the missing share, MAE and Spearman's rho under each rule for spans, side by side")
     p.add_argument("--permutations", type=int, default=9999, metavar="N", help="permutations of the test (default 9999)")
     p.set_defaults(handler=cmd_year)
 
@@ -82,6 +91,8 @@ def _analysis_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by", required=True, metavar="LABEL", help="the model whose name-cloze accuracy groups the books")
     p.add_argument("--groups", choices=GROUP_CHOICES, default="decile", help="top/bottom decile or quintile")
     p.add_argument("--per-book", action="store_true", help="one row per book (per passage for narrative time)")
+    p.add_argument("--unparsed", action="store_true",
+                   help="list every answer the analysis counts that gave no value (book, passage, raw answer, why)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and permutations)")
     p.add_argument("--resamples", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
     add_format_argument(p)
@@ -183,30 +194,72 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+UNPARSED_SHOWN = ["group", "book", "passage_id", "raw", "reason"]
+
+
+def _print_unparsed(frame, fmt: str) -> int:
+    print_frame(frame[UNPARSED_SHOWN] if fmt == "table" else frame, fmt)
+    if fmt == "table":
+        print(f"{len(frame)} answer(s) without a value." + (" --format csv gives the passages and every column."
+                                                           if len(frame) else ""))
+    return 0
+
+
+def _print_analysis(table, fmt: str, more: str = "") -> int:
+    """The group table, then (on stdout for a table, else on stderr) the parse rate in words, and ``more``."""
+    from workbench.probes.validity.parse_rate import parse_summary
+
+    print_frame(table, fmt)
+    every = table.set_index("group").loc["all"]
+    unread = int(every["answers"] - every["parsed"]) if every["answers"] else 0
+    line = parse_summary(table) + (f" List the {unread} answer(s) without a value with --unparsed." if unread else "")
+    line += f" {more}" if more else ""
+    print(line, file=sys.stdout if fmt == "table" else sys.stderr)
+    return 0
+
+
 def cmd_year(args: argparse.Namespace) -> int:
-    from workbench.probes.validity.year import year_books, year_table
+    from workbench.probes.validity.parse_rate import spread_summary, unparsed_answers
+    from workbench.probes.validity.year import year_books, year_span_spread, year_table
 
     years = _year_range(args.years)
     with opened(args.project) as project:
-        if args.per_book:
-            frame = year_books(project, args.model, args.by, groups=args.groups, year_range=years, save_groups=True)
-            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut"]]
+        if args.unparsed:
+            frame = unparsed_answers(project, "year", args.model, args.by, groups=args.groups, year_range=years,
+                                     spans=args.spans)
+            return _print_unparsed(frame, args.format)
+        if args.compare_spans:
+            frame = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
+        elif args.per_book:
+            frame = year_books(project, args.model, args.by, groups=args.groups, year_range=years, save_groups=True,
+                               spans=args.spans)
+            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut",
+                           "flag"]]
         else:
             frame = year_table(project, args.model, args.by, groups=args.groups, year_range=years, seed=args.seed,
-                               resamples=args.resamples, permutations=args.permutations, save_groups=True)
+                               resamples=args.resamples, permutations=args.permutations, save_groups=True,
+                               spans=args.spans)
+            spread = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
+            return _print_analysis(frame, args.format, spread_summary(spread, args.spans) + " (--compare-spans)")
     print_frame(frame, args.format)
     return 0
 
 
 def cmd_narrative_time(args: argparse.Namespace) -> int:
     from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+    from workbench.probes.validity.parse_rate import unparsed_answers
 
     with opened(args.project) as project:
+        if args.unparsed:
+            frame = unparsed_answers(project, "narrative-time", args.model, args.by, groups=args.groups,
+                                     reference=args.reference)
+            return _print_unparsed(frame, args.format)
         if args.per_book:
             frame = narrative_items(project, args.model, args.by, args.reference, groups=args.groups, save_groups=True)
         else:
             frame = narrative_table(project, args.model, args.by, args.reference, groups=args.groups, seed=args.seed,
                                     resamples=args.resamples, save_groups=True)
+            return _print_analysis(frame, args.format)
     print_frame(frame, args.format)
     return 0
 

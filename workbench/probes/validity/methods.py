@@ -12,7 +12,7 @@ from workbench.corpus.book_sets import GROUP_FRACTIONS
 from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, register_methods
 from workbench.probes.validity import NARRATIVE_TIME, RUN_KINDS, YEAR
 from workbench.probes.validity.groups import SMALL_GROUP
-from workbench.probes.validity.parsers import YEAR_RANGE
+from workbench.probes.validity.parsers import DEFAULT_SPANS, SPAN_RULES, YEAR_RANGE
 from workbench.probes.validity.passages import TRIES_PER_PASSAGE, WORD_TOLERANCE
 
 if TYPE_CHECKING:
@@ -67,18 +67,39 @@ def validity_paragraph(runs: list[dict]) -> str:
         "their year of first publication and a reference narrative time.",
     ]
     if RUN_KINDS[YEAR] in tasks:
+        widest = SPAN_RULES[DEFAULT_SPANS]
         parts.append(
-            "For the year of first publication, the model's answer is read as the first four-digit number between "
-            f"{high[0]} and {high[1]} in it; an answer naming a decade (\"the 1850s\"), a range or a choice of years "
-            "(\"1850-1860\", \"1850 or 1851\"), or no year at all counts as missing. Missing answers are reported per "
-            "group as a share; the absolute error |predicted - true| is averaged over the books with a prediction.")
+            "For the year of first publication, each answer is read for the year it commits to: a four-digit year "
+            f"between {high[0]} and {high[1]}, or a year written in words. Hedges (\"c. 1850\", \"around\", "
+            "\"probably\", a closing question mark) keep the year, and \"from 1996\" is the year 1996, not an open "
+            "range. Where an answer names more than one, a single year is taken before a span and a narrower span "
+            "before a wider one; among equals, a year the answer calls the first publication, then one it ties to "
+            "publishing, then the first named. Years the answer gives as the story's setting, a birth or death, or "
+            "a knowledge cutoff are passed over. A range (\"1850-1860\", midpoint 1855) or a decade (\"the 1850s\", "
+            f"taken as 1850 up to 1860, midpoint 1855) at most {widest} years wide is read as its midpoint and "
+            "flagged as approximate; a wider span, such as a century (\"the 19th century\", \"the late eighteenth "
+            "century\"), counts as missing. This rule for spans is a choice, and every table names the one it used "
+            "(`spans`): 'decade' is the default; 'century' also reads spans up to a century wide as their "
+            "midpoint; 'missing' counts every span as missing; the missing share, MAE and Spearman's rho under "
+            "each rule are reported side by side (`validity-year-spans`). An open bound (\"before 1850\"), a decade without "
+            "its century (\"the fifties\"), a refusal, or an answer without a year counts as missing. Missing "
+            "answers are reported per group as a share; the absolute error |predicted - true| is averaged over the "
+            "books with a prediction.")
     if RUN_KINDS[NARRATIVE_TIME] in tasks:
         parts.append(
             "For narrative time, the first duration in the answer is read (a number or number word and a unit; parts "
-            "joined by 'and' are added; a range is read as its midpoint; 'a few' and 'several' as 3; a night as 12 "
-            "hours) and converted to minutes by the same parser the annotation sessions use (a month is a twelfth "
-            "of 365.25 days). The reference is the adjudicated annotation where there is one, otherwise the "
+            "joined by 'and' are added; a range is read as its midpoint and a bound such as 'over two hours' as the "
+            "bound, both flagged; 'a few' and 'several' are read as 3, flagged; a night as 12 hours); in an answer "
+            "given in numbered steps, the minutes reported in step 4 are read, as the prompt of Underwood (2023) "
+            "asks. Durations are converted to minutes by the same parser the annotation sessions use (a month is a "
+            "twelfth of 365.25 days). The reference is the adjudicated annotation where there is one, otherwise the "
             "geometric mean of the annotators' answers, or a time imported with the passage.")
+    if tasks & {RUN_KINDS[YEAR], RUN_KINDS[NARRATIVE_TIME]}:
+        parts.append(
+            "Each analysis reports, per group compared, how many of the answers it counts the parser read (the "
+            "parse rate), how many of the values were flagged as approximate, and how many answers the model "
+            "declined, and it lists every answer without a value with its book, passage and the reason "
+            "(`validity-unparsed`), so that a phrasing read differently in the two groups can be seen.")
     fractions = " or ".join(f"{kind} ({value:.0%})" for kind, value in GROUP_FRACTIONS.items())
     parts.append(
         "Books are grouped by one model's name-cloze accuracy (books with fewer passages than asked for left out): the "
@@ -105,8 +126,12 @@ def validity_statistics() -> list[Statistic]:
         Statistic(f"Permutation test ({PERMUTATION_RESAMPLES:,} random deals unless fewer exist, seed {seed}, "
                   "two-sided)", "for the top - bottom difference in mean absolute error",
                   "scipy `permutation_test` (independent samples)"),
-        Statistic("Fisher's exact test", "for the top - bottom difference in the share of missing answers",
-                  "scipy `fisher_exact`"),
+        Statistic("Fisher's exact test", "for the top - bottom difference in the share of missing answers, and in "
+                  "the parse rate (when each book has one answer)", "scipy `fisher_exact`"),
+        Statistic(f"Wilson score interval ({level}) of the parse rate", "for the share of a group's answers the "
+                  "parser read; where books have several answers, a percentile bootstrap over books "
+                  f"({BOOTSTRAP_RESAMPLES:,} resamples) instead, since a book's answers are not independent",
+                  "statsmodels `proportion_confint`; scipy `bootstrap` (paired)"),
         Statistic("Spearman's rank correlation", "for name-cloze accuracy against the year's absolute error over all "
                   "books, and for predicted against reference narrative time per group", "scipy `spearmanr`"),
         Statistic(f"Percentile bootstrap interval of Spearman's rho ({level}, {BOOTSTRAP_RESAMPLES:,} resamples over "

@@ -9,7 +9,9 @@ predicted and reference minutes with its p-value and a 95% percentile bootstrap 
 (``workbench.analysis.correlation``; rho is rank-based, so the log scale changes nothing); the
 ``difference`` row is top minus bottom with a bootstrap interval that draws each group's pairs on its
 own. Groups with fewer than ``SMALL_GROUP`` items are flagged in ``note``: their intervals are wide and
-their rho unstable. The top and bottom group's ``note`` also says how many of their books tie at the cut
+their rho unstable. Each row also says how many of the group's answers the parser read (``answers``,
+``parsed``, ``parse_rate`` with a 95% interval, ``approximate``, ``declined``; on the difference row, top
+minus bottom and ``parse_p_value``): ``workbench.probes.validity.parse_rate``. The top and bottom group's ``note`` also says how many of their books tie at the cut
 with books left out (``tied_at_cut`` per passage), whom the ranking's tie-breaks chose.
 """
 
@@ -36,15 +38,16 @@ from workbench.probes.validity.groups import (
     tie_notes,
     with_groups,
 )
+from workbench.probes.validity.parse_rate import PARSE_COLUMNS, book_counts, parse_difference, parse_row
 from workbench.probes.validity.references import reference_minutes
 
 if TYPE_CHECKING:
     from workbench.project import Project
 
 ITEM_COLUMNS = ["passage_id", "book_id", "book", "group", "accuracy", "reference_minutes", "source", "answer",
-                "predicted_minutes", "reason", "tied_at_cut"]
+                "predicted_minutes", "reason", "tied_at_cut", "flag"]
 TABLE_COLUMNS = ["group", "items", "spearman_rho", "ci_low", "ci_high", "p_value", "missing", "model", "by", "groups",
-                 "reference", "note"]
+                 "reference", "note", *PARSE_COLUMNS, "parse_p_value"]
 
 
 def narrative_items(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",
@@ -94,11 +97,15 @@ def narrative_table(project: "Project", model: str, by: str, reference: str, *, 
     note = "top minus bottom; bootstrap interval drawing each group on its own"
     if rows[0]["note"] or rows[1]["note"]:
         note += "; a small group makes it rough"
+    counts = [book_counts(part, "predicted_minutes") for part in (top, bottom, items)]
+    for row, count in zip(rows, counts):
+        row.update(parse_row(count, seed=seed, resamples=resamples))
+    parsing, tested = parse_difference(counts[0], counts[1])
     rows.append({"group": DIFFERENCE, "items": math.nan, "spearman_rho": difference.difference,
                  "ci_low": difference.ci_low, "ci_high": difference.ci_high, "p_value": math.nan, "missing": math.nan,
-                 "note": note})
+                 "note": note + (f"; {tested}" if tested else ""), **parsing})
     frame = pd.DataFrame(rows).reindex(columns=TABLE_COLUMNS)
-    for column in ("items", "missing"):
+    for column in ("items", "missing", "answers", "parsed", "approximate", "declined"):
         frame[column] = frame[column].astype("Int64")
     frame["model"], frame["by"], frame["groups"], frame["reference"] = model, by, groups, reference
     return frame

@@ -18,6 +18,11 @@ Per group (``year_table``), for ``top``, ``bottom`` and ``all`` books:
 - the ``difference`` row: top minus bottom, for the missing share (Fisher's exact test) and the MAE (a
   bootstrap interval drawing each group on its own, and a seeded permutation test, two-sided).
 
+Each group's row also says how many of its answers the parser read (``answers``, ``parsed``,
+``parse_rate`` with a 95% interval, ``approximate``, ``declined``; the difference row: top minus bottom,
+``parse_p_value``), and every row names the parser's rule for spans of years (``spans``): see
+``workbench.probes.validity.parse_rate`` and ``parsers``.
+
 Groups with fewer than ``SMALL_GROUP`` books with a prediction are flagged in ``note``, and so are the top
 and bottom group when some of their books tie at the cut with books left out (``tied_at_cut`` per book):
 the ranking's tie-breaks, not the accuracy, put those books in, as the error analysis says too.
@@ -48,23 +53,27 @@ from workbench.probes.validity.groups import (
     tie_notes,
     with_groups,
 )
-from workbench.probes.validity.parsers import YEAR_RANGE
+from workbench.probes.validity.parse_rate import PARSE_COLUMNS, book_counts, parse_difference, parse_row
+from workbench.probes.validity.parsers import DEFAULT_SPANS, YEAR_RANGE
 
 if TYPE_CHECKING:
     from workbench.project import Project
 
 BOOK_COLUMNS = ["book_id", "book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "passages",
-                "missing", "reason", "tied_at_cut"]
+                "missing", "reason", "tied_at_cut", "flag", "parsed", "approximate", "declined"]
 TABLE_COLUMNS = ["group", "books", "missing", "missing_share", "mae", "mae_ci_low", "mae_ci_high", "p_value",
                  "spearman_rho", "spearman_p", "missing_ci_low", "missing_ci_high", "missing_p_value", "predicted",
-                 "model", "by", "groups", "note"]
+                 "model", "by", "groups", "note", *PARSE_COLUMNS, "parse_p_value", "spans"]
 
 
 def year_books(project: "Project", model: str, by: str, *, groups: str = "decile",
-               year_range: tuple[int, int] = YEAR_RANGE, save_groups: bool = False) -> pd.DataFrame:
+               year_range: tuple[int, int] = YEAR_RANGE, save_groups: bool = False,
+               spans: str = DEFAULT_SPANS) -> pd.DataFrame:
     """One row per book with an answer (see the module docstring); ``group`` is '' for books the grouping
-    model has no accuracy for."""
-    answers = task_answers(project, YEAR, model, year_range=year_range)
+    model has no accuracy for. ``flag`` says how a value was made from a span; ``parsed``, ``approximate``
+    and ``declined`` count the book's answers with a value, with a flagged value, and declined
+    (``workbench.probes.validity.parse_rate``); ``spans``: the parser's rule for spans of years."""
+    answers = task_answers(project, YEAR, model, year_range=year_range, spans=spans)
     answers = answers[answers["status"] == "ok"]
     if answers.empty:
         raise UserError(f"'{model}' has no answers to the year task yet: run it, or import its answers.")
@@ -83,9 +92,12 @@ def year_books(project: "Project", model: str, by: str, *, groups: str = "decile
             "abs_error": float(np.abs(values[scored] - truth[scored]).mean()) if scored.any() else math.nan,
             "passages": len(part), "missing": not predicted.any(),
             "reason": "; ".join(dict.fromkeys(r for r in part["reason"] if r)),
+            "flag": "; ".join(dict.fromkeys(f for f in part["flag"] if f)),
         })
-    frame = with_groups(pd.DataFrame(rows, columns=[c for c in BOOK_COLUMNS
-                                                    if c not in ("group", "accuracy", "tied_at_cut")]), grouping)
+    counts = book_counts(answers).drop(columns="answers")
+    frame = pd.DataFrame(rows, columns=[c for c in BOOK_COLUMNS if c not in ("group", "accuracy", "tied_at_cut",
+                                                                             *counts.columns[1:])])
+    frame = with_groups(frame.merge(counts, on="book_id", how="left"), grouping)
     frame["year"] = frame["year"].astype("Int64")
     order = {TOP: 0, MIDDLE: 1, "": 2, BOTTOM: 3}
     frame = frame.assign(_order=frame["group"].map(order)).sort_values(
@@ -112,13 +124,15 @@ def _group_row(name: str, books: pd.DataFrame, seed: int, resamples: int) -> dic
 def year_table(project: "Project", model: str, by: str, *, groups: str = "decile",
                year_range: tuple[int, int] = YEAR_RANGE, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES,
                permutations: int = PERMUTATION_RESAMPLES, save_groups: bool = False,
-               books: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The year analysis per group (top, bottom, all, difference; see the module docstring). ``books``: the
-    per-book table when the caller has it already (``year_books`` with the same choices)."""
+               books: pd.DataFrame | None = None, spans: str = DEFAULT_SPANS) -> pd.DataFrame:
+    """The year analysis per group (top, bottom, all, difference; see the module docstring), with the parse
+    rate of each (``workbench.probes.validity.parse_rate``) and the rule for spans of years in ``spans``.
+    ``books``: the per-book table when the caller has it already (``year_books`` with the same choices)."""
     from scipy.stats import fisher_exact
 
     if books is None:
-        books = year_books(project, model, by, groups=groups, year_range=year_range, save_groups=save_groups)
+        books = year_books(project, model, by, groups=groups, year_range=year_range, save_groups=save_groups,
+                           spans=spans)
     no_year = int(books["year"].isna().sum())
     books = books[books["year"].notna()]
     top, bottom = books[books["group"] == TOP], books[books["group"] == BOTTOM]
@@ -147,10 +161,46 @@ def year_table(project: "Project", model: str, by: str, *, groups: str = "decile
     tested = (f"permutation test ({'every one of ' if test.exact else ''}{test.deals:,} deals)" if test.deals else
               "no permutation test (each group needs two books with a prediction)")
     difference["note"] = f"top minus bottom; MAE: bootstrap interval and {tested}; missing share: Fisher's exact test"
+    for row, part in zip(rows, (top, bottom, books)):
+        row.update(parse_row(part.assign(answers=part["passages"]), seed=seed, resamples=resamples))
+    parsing, tested = parse_difference(top.assign(answers=top["passages"]), bottom.assign(answers=bottom["passages"]))
+    difference.update(parsing)
+    difference["note"] += f"; {tested}" if tested else ""
     rows.append(difference)
     frame = pd.DataFrame(rows).reindex(columns=TABLE_COLUMNS)
-    for column in ("books", "missing", "predicted"):
+    for column in ("books", "missing", "predicted", "answers", "parsed", "approximate", "declined"):
         frame[column] = frame[column].astype("Int64")
-    frame["model"], frame["by"], frame["groups"] = model, by, groups
+    frame["model"], frame["by"], frame["groups"], frame["spans"] = model, by, groups, spans
     frame["note"] = frame["note"].fillna("")
+    return frame
+
+
+SPREAD_COLUMNS = ["spans", "books", "parsed", "approximate", "missing_share", "missing_share_top", "missing_share_bottom",
+                  "mae", "mae_top", "mae_bottom", "spearman_rho", "model", "by", "groups"]
+
+
+def year_span_spread(project: "Project", model: str, by: str, *, groups: str = "decile",
+                     year_range: tuple[int, int] = YEAR_RANGE) -> pd.DataFrame:
+    """The year analysis's headline numbers under each rule for spans of years (``parsers.SPAN_RULES``), one
+    row per rule: how far the choice of rule moves the missing share, the MAE and Spearman's rho (point
+    estimates; the intervals are the table's, under the rule chosen)."""
+    from workbench.probes.validity.parsers import SPAN_RULES
+
+    rows = []
+    for spans in SPAN_RULES:
+        books = year_books(project, model, by, groups=groups, year_range=year_range, spans=spans)
+        books = books[books["year"].notna()]
+        row = {"spans": spans, "books": len(books), "parsed": int(books["parsed"].sum()),
+               "approximate": int(books["approximate"].sum())}
+        for suffix, part in (("", books), ("_top", books[books["group"] == TOP]),
+                             ("_bottom", books[books["group"] == BOTTOM])):
+            row[f"missing_share{suffix}"] = part["missing"].mean() if len(part) else math.nan
+            errors = part["abs_error"].dropna()
+            row[f"mae{suffix}"] = errors.mean() if len(errors) else math.nan
+        scored = books.dropna(subset=["abs_error", "accuracy"])
+        row["spearman_rho"] = spearman(scored["accuracy"].astype(float), scored["abs_error"].astype(float),
+                                       resamples=0).rho
+        rows.append(row)
+    frame = pd.DataFrame(rows).reindex(columns=SPREAD_COLUMNS)
+    frame["model"], frame["by"], frame["groups"] = model, by, groups
     return frame
