@@ -28,7 +28,7 @@ def choose(combo, value):
 
 @pytest.fixture
 def page(shown_page, studied, messages):
-    return shown_page(ValidityPage, studied[0], size=(1280, 800))
+    return shown_page(ValidityPage, studied[0], size=(1400, 900))
 
 
 def test_the_year_analysis_fills_the_tables_and_the_chart_and_a_click_opens_the_answers(qtbot, page, studied):
@@ -168,6 +168,11 @@ def test_the_parse_rate_is_said_and_the_answers_without_a_value_open(qtbot, page
     assert page.summary.isVisible()
     assert "Answers read: all 90% (9 of 10, 95% CI" in page.summary.text()
     assert "1 declined by the model" in page.summary.text() and "Spans of years: 'decade'" in page.summary.text()
+    qtbot.wait(50)
+    box = page.summary
+    needed = box.label.heightForWidth(box.scroll.viewport().width())
+    assert needed <= box.scroll.height() <= needed + box.label.fontMetrics().lineSpacing()  # no empty lines below
+    assert box.height() <= box.sizeHint().height()  # the page's spare height went to its tables
     assert page.table.column_texts("Answers read (95% CI)")[:3] == ["100% of 2 (34%–100%)", "100% of 2 (34%–100%)",
                                                                    "90% of 10 (60%–98%)"]
     assert page.unparsed_button.isEnabled() and page.unparsed_button.text() == "Answers without a value (1)…"

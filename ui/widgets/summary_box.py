@@ -7,7 +7,7 @@ read) scrolls inside the box instead of pushing the page's tables off the window
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QWidget
 
 MOST_LINES = 8  # taller text scrolls
 
@@ -16,6 +16,8 @@ class SummaryBox(QFrame):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        # never taller than its text: a page's spare height goes to its tables, not to empty lines in here
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.label = QLabel("")
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
