@@ -344,6 +344,11 @@ def test_a_folder_stands_for_its_results_files_and_a_folder_of_folders_is_explai
     ("hawkins_the_girl_on_the_train_The_Girl_on_the_Train__trade_paperback_",
      "The Girl on the Train (trade paperback)", "Hawkins", None),
     ("wilson_our_nig_gutenberg_pg584_Our_Nig", "Our Nig", "Wilson", 584),
+    ("rowling_harry_potter_and_the_sorcerers_stone_Harry_Potter_and_the_Sorcerer_s_Stone",
+     "Harry Potter and the Sorcerer's Stone", "Rowling", None),
+    ("card_enders_game_Ender_s_Game", "Ender's Game", "Card", None),
+    ("wesley_aint_nobodys_business_if_i_do_Ain_t_Nobody_s_Business_If_I_Do", "Ain't Nobody's Business If I Do",
+     "Wesley", None),
     ("toomer_cane_gutenberg_60093-0_Cane", "Cane", "Toomer", 60093),
 ])
 def test_a_results_file_name_gives_title_author_and_gutenberg_number(stem, title, author, number):

@@ -129,7 +129,8 @@ def readable_id(stem: str) -> ReadableId:
       Prejudice" (the words title-cased);
     - ``austen_pride_and_prejudice_Pride_and_Prejudice``: author "Austen", title "Pride and Prejudice"
       (the author's words, then the title in lower case, then the title as published, which must have
-      a capital letter and match the lower-case words).
+      a capital letter and match the lower-case words; a lone ``s`` is a possessive: ``Ender_s_Game`` is
+      "Ender's Game").
 
     Anything else (``b01``, ``unknown_book``) gives nothing: the id itself then names the book.
     """
@@ -145,8 +146,13 @@ def readable_id(stem: str) -> ReadableId:
             lower, published = parts[author_end:title_start], parts[title_start:]
             if _squashed(lower) == _squashed(published) and any(c.isupper() for c in "".join(published)):
                 author = " ".join(p[:1].upper() + p[1:] for p in parts[:author_end])
-                return ReadableId(title=" ".join(published), author=author)
+                return ReadableId(title=_possessives(" ".join(published)), author=author)
     return _loosely_readable(stem)
+
+
+def _possessives(title: str) -> str:
+    """``Sorcerer s Stone`` (a file name has no apostrophes) -> ``Sorcerer's Stone``; ``Ain t`` -> ``Ain't``."""
+    return re.sub(r"(?<=n) t\b", "'t", re.sub(r"(?<=\w) s\b", "'s", title))
 
 
 GUTENBERG_IN_STEM = re.compile(r"_gutenberg_(?:pg)?(\d+)(?:-\d+)?_")
