@@ -276,6 +276,11 @@ def test_two_files_of_one_work_are_imported_as_two_books_each_reproducible_from_
     # the folders again: nothing new, and each file's answers are where they were
     assert main(["cloze", "import", str(project.path), "--model-label", "gpt4", str(gpt4)]) == 0
     assert "Nothing new" in capsys.readouterr().out and _counts(project)["responses"] == 24
+    # the methods text says that the work is counted once per file
+    from workbench.export.methods import methods_text
+
+    ids = ", ".join(str(b) for b in sorted(tags))
+    assert methods_text(project).count(f"- **Same work, 2 books:** Gutenberg 472 (books {ids}): each results file") == 2
 
 
 def test_a_second_file_of_a_work_imported_later_gets_its_own_book(tmp_path, project):
