@@ -34,5 +34,5 @@ def test_options_before_a_list_of_positionals_are_read_the_same_as_after():
 
 def test_a_command_inside_a_group_intermixes_too():
     args = build_parser().parse_args(
-        ["cloze", "import", "p.palimpsest", "--format", "gpt4books", "a.tsv", "--model-label", "gpt-4", "b.tsv"])
-    assert [str(f) for f in args.files] == ["a.tsv", "b.tsv"] and args.model_label == "gpt-4"
+        ["cloze", "import", "p.palimpsest", "a.tsv", "--model-label", "gpt-4", "b.tsv"])
+    assert [str(f) for f in args.paths] == ["a.tsv", "b.tsv"] and args.model_label == "gpt-4"

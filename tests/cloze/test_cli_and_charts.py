@@ -36,7 +36,7 @@ def imported(tmp_path, project):
             path = folder / f"book{i}.tsv"
             path.write_text(_tsv(i, right(i)), encoding="utf-8")
             files.append(str(path))
-        assert main(["cloze", "import", str(project.path), "--format", "gpt4books", "--model-label", model, *files]) == 0
+        assert main(["cloze", "import", str(project.path), "--model-label", model, *files]) == 0
     for i in range(1, 7):
         book_id = project.db.execute("SELECT id FROM books WHERE external_id = ?", [f"book{i}"]).fetchone()[0]
         update_book(project, book_id, year=1840 + 9 * i)
@@ -52,8 +52,12 @@ def test_accuracy_command_prints_the_per_book_table(imported, capsys):
     capsys.readouterr()
     assert main(["cloze", "accuracy", str(imported.path), "--model", "gpt-a", "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
-    assert list(rows[0]) == ["book", "model", "n", "correct", "accuracy", "ci_low", "ci_high"]
+    assert list(rows[0]) == ["book", "book_id", "book_source", "book_external_id", "model", "n", "correct", "accuracy",
+                             "ci_low", "ci_high"]
     by_book = {r["book"]: r for r in rows}
+    assert by_book["book3"]["book_source"] == "book3.tsv" and by_book["book3"]["book_external_id"] == "book3"
+    ids = dict(imported.db.execute("SELECT external_id, id FROM books").fetchall())
+    assert all(int(r["book_id"]) == ids[r["book_external_id"]] for r in rows)
     assert set(by_book) == {f"book{i}" for i in range(1, 7)}  # imported books are named by their id
     assert by_book["book3"]["n"] == "8" and by_book["book3"]["correct"] == "3"
     assert float(by_book["book3"]["accuracy"]) == pytest.approx(3 / 8)

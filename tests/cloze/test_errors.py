@@ -140,7 +140,8 @@ def test_the_command_prints_the_fixed_columns(published, capsys):
     assert header == "model,by,set_size,errors,in_seen,in_unseen,log_odds,p_value"
     assert row.startswith("chatgpt,gpt4,")
     assert main(["cloze", "errors", path, "--model", "gpt4", "--names", "--format", "csv"]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == "set,rank,name,pmi,book_id,book,passages,predicted_in_errors"
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "set,rank,name,pmi,book,book_id,book_source,book_external_id,passages,predicted_in_errors")
 
 
 def test_books_tied_at_the_cut_are_said(published):

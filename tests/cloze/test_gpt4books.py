@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pandas as pd
@@ -125,7 +127,8 @@ def test_one_import_is_one_run_that_lists_its_files_written_in_a_few_commits(tmp
     assert (run["kind"], run["status"], run["total"]) == ("cloze", "done", 40)
     assert run["config"]["files"] == [{"file": f"b{i:02d}.tsv", "rows": 5, "book_id": int(book_id)}
                                       for i, book_id in zip(range(1, 9), summary["book_id"])]
-    assert len(run["config"]["passage_ids"]) == 40 and run["config"]["imported_from"] == "8 files in gpt4/"
+    assert run["config"]["imported_from"] == "8 files in gpt4/"
+    assert "passage_ids" not in run["config"]  # the responses say which passages it holds: no list of every item
     # all of it in one transaction, the rows in batches: not one commit per row or per file
     assert sum(s.strip().upper() == "COMMIT" for s in statements) == 1
     extra = project.db.execute("SELECT extra FROM responses ORDER BY id LIMIT 1").fetchone()[0]
@@ -208,11 +211,118 @@ def test_a_cancelled_import_leaves_the_project_as_it_was(tmp_path, project):
     assert _counts(project) == counts
 
 
-def test_two_files_for_one_gutenberg_book_are_refused(tmp_path, project):
-    files = [write_tsv(tmp_path / "1342_pride_and_prejudice.tsv", ROWS_B), write_tsv(tmp_path / "pg1342.tsv", ROWS_A)]
-    with pytest.raises(UserError, match="1342_pride_and_prejudice.tsv and pg1342.tsv are results for the same book"):
-        import_gpt4books(project, files, "published")
-    assert _counts(project)["books"] == 0 and _counts(project)["models"] == 0
+# ---------------------------------------------------------------------------------------------- two files of one work
+# The published outputs hold two files for Gutenberg 472, in the two name forms: the same passages, answered twice.
+CEDARS = "472_the_house_behind_the_cedars.txt"
+CHESNUTT = "chesnutt_the_house_behind_the_cedars_gutenberg_pg472_House_Behind_the_Cedars.txt"
+PASSAGES = [("Rena", "The garden gate creaked, and [MASK] looked up from her book."),
+            ("Tryon", "It was a long ride home, said [MASK], and the horse was tired."),
+            ("John", "[MASK] had not written for a month."),
+            ("Rena", "Nobody saw [MASK] leave the house that morning."),
+            ("Frank", "The cart stood in the lane while [MASK] unloaded the barrels.")]
+
+
+def _answered(answers):
+    return [(f"<name>{a}</name>", a, gold, passage) for a, (gold, passage) in zip(answers, PASSAGES)]
+
+
+def _work_folder(folder, first, second, more=()):
+    folder.mkdir(parents=True, exist_ok=True)
+    write_tsv(folder / CEDARS, _answered(first))
+    write_tsv(folder / CHESNUTT, _answered(second))
+    for name, rows in more:
+        write_tsv(folder / name, rows)
+    return folder
+
+
+def _file_accuracy(path):
+    """A file's accuracy computed from the file alone (case-insensitive exact match of the tagged answer)."""
+    import re
+
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    right = sum(re.sub(r"</?name>", "", raw).strip().lower() == gold.strip().lower() for raw, _, gold, _ in rows)
+    return right / len(rows)
+
+
+def test_two_files_of_one_work_are_imported_as_two_books_each_reproducible_from_the_csv(tmp_path, project, capsys):
+    from workbench.cli import main
+
+    gpt4 = _work_folder(tmp_path / "gpt4_results", ["Rena", "Tryon", "Paul", "Rena", "Frank"],
+                        ["Julia", "Tryon", "John", "Miriam", "Frank"], more=[("105_persuasion.txt", ROWS_B)])
+    (gpt4 / "README.md").write_text("not a results file\n", encoding="utf-8")
+    assert main(["cloze", "import", str(project.path), "--model-label", "gpt4", str(gpt4)]) == 0  # the folder
+    out = capsys.readouterr().out
+    assert "each file was kept as a book of its own" in out
+    assert _counts(project)["responses"] == 12 and _counts(project)["books"] == 3
+    tags = dict(project.db.execute("SELECT book_id, value FROM book_tags WHERE key = 'same_work'").fetchall())
+    assert sorted(tags.values()) == ["Gutenberg 472", "Gutenberg 472"]
+
+    chatgpt = _work_folder(tmp_path / "chatgpt_results", ["Lucy", "Tryon", "John", "Rena", "Paul"],
+                           ["Rena", "Tryon", "Orville", "Rena", "Frank"], more=[("105_persuasion.txt", ROWS_B)])
+    assert main(["cloze", "import", str(project.path), "--model-label", "chatgpt", str(chatgpt)]) == 0
+    assert _counts(project)["books"] == 3 and _counts(project)["cloze_passages"] == 12  # found again, by file
+    capsys.readouterr()
+    assert main(["cloze", "accuracy", str(project.path), "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    by_file = {(r["model"], r["book_source"]): r for r in rows}
+    assert len(by_file) == len(rows) == 6
+    for folder in (gpt4, chatgpt):
+        model = folder.name.removesuffix("_results")
+        for name in (CEDARS, CHESNUTT, "105_persuasion.txt"):
+            row = by_file[(model, name)]
+            assert float(row["accuracy"]) == pytest.approx(_file_accuracy(folder / name)), (model, name)
+            assert int(row["n"]) == (len(ROWS_B) if name == "105_persuasion.txt" else len(PASSAGES))
+    assert {int(by_file[("gpt4", n)]["book_id"]) for n in (CEDARS, CHESNUTT)} == set(tags)
+    # the folders again: nothing new, and each file's answers are where they were
+    assert main(["cloze", "import", str(project.path), "--model-label", "gpt4", str(gpt4)]) == 0
+    assert "Nothing new" in capsys.readouterr().out and _counts(project)["responses"] == 24
+    # the methods text says that the work is counted once per file
+    from workbench.export.methods import methods_text
+
+    ids = ", ".join(str(b) for b in sorted(tags))
+    assert methods_text(project).count(f"- **Same work, 2 books:** Gutenberg 472 (books {ids}): each results file") == 2
+
+
+def test_a_second_file_of_a_work_imported_later_gets_its_own_book(tmp_path, project):
+    """Files imported one at a time: the second file of the work, found only by its Gutenberg number, does
+    not take over the book whose answers came from the first file."""
+    first = import_gpt4books(project, [write_tsv(tmp_path / CEDARS, _answered(["Rena"] * 5))], "gpt4")
+    second = import_gpt4books(project, [write_tsv(tmp_path / CHESNUTT, _answered(["Nobody"] * 5))], "gpt4")
+    assert second.loc[0, "book_id"] != first.loc[0, "book_id"] and second.loc[0, "new_book"]
+    assert second.loc[0, "same_work_as"] == first.loc[0, "book_id"]
+    table = book_accuracy(project, "gpt4").set_index("book_id")
+    assert table.loc[first.loc[0, "book_id"], "accuracy"] == 0.4  # Rena twice out of five: its own answers kept
+    assert table.loc[second.loc[0, "book_id"], "accuracy"] == 0.0
+    # another model's copy of the first file still finds the first book (a Gutenberg number, the same file)
+    (tmp_path / "other").mkdir()
+    other = import_gpt4books(project, [write_tsv(tmp_path / "other" / CEDARS, _answered(["Rena"] * 5))], "chatgpt")
+    assert other.loc[0, "book_id"] == first.loc[0, "book_id"]
+
+
+def test_files_with_one_stem_in_one_import_are_two_books(tmp_path, project):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    files = [write_tsv(tmp_path / "a" / "b07.tsv", ROWS_A), write_tsv(tmp_path / "b" / "b07.txt", ROWS_B)]
+    summary = import_gpt4books(project, files, "published")
+    assert summary["book_id"].nunique() == 2 and list(summary["correct"]) == [2, 1]
+    again = import_gpt4books(project, files, "published")
+    assert list(again["book_id"]) == list(summary["book_id"]) and not again["added"].any()
+
+
+def test_a_folder_stands_for_its_results_files_and_a_folder_of_folders_is_explained(tmp_path, project):
+    from workbench.probes.cloze.gpt4books import results_paths
+
+    folder = tmp_path / "model_output"
+    (folder / "gpt4_results").mkdir(parents=True)
+    write_tsv(folder / "gpt4_results" / "b.txt", ROWS_B)
+    write_tsv(folder / "gpt4_results" / "a.tsv", ROWS_A)
+    (folder / "gpt4_results" / ".hidden.tsv").write_text("x", encoding="utf-8")
+    (folder / "README.md").write_text("about the folders", encoding="utf-8")
+    assert [p.name for p in results_paths([folder / "gpt4_results"])] == ["a.tsv", "b.txt"]
+    with pytest.raises(UserError, match="holds no results files .* the folders gpt4_results: import each"):
+        import_gpt4books(project, [folder], "gpt4")
+    with pytest.raises(UserError, match="There is no file or folder"):
+        import_gpt4books(project, [tmp_path / "missing"], "gpt4")
 
 
 # ---------------------------------------------------------------------------------------------- books made by an import
@@ -239,6 +349,11 @@ def test_two_files_for_one_gutenberg_book_are_refused(tmp_path, project):
     ("hawkins_the_girl_on_the_train_The_Girl_on_the_Train__trade_paperback_",
      "The Girl on the Train (trade paperback)", "Hawkins", None),
     ("wilson_our_nig_gutenberg_pg584_Our_Nig", "Our Nig", "Wilson", 584),
+    ("rowling_harry_potter_and_the_sorcerers_stone_Harry_Potter_and_the_Sorcerer_s_Stone",
+     "Harry Potter and the Sorcerer's Stone", "Rowling", None),
+    ("card_enders_game_Ender_s_Game", "Ender's Game", "Card", None),
+    ("wesley_aint_nobodys_business_if_i_do_Ain_t_Nobody_s_Business_If_I_Do", "Ain't Nobody's Business If I Do",
+     "Wesley", None),
     ("toomer_cane_gutenberg_60093-0_Cane", "Cane", "Toomer", 60093),
 ])
 def test_a_results_file_name_gives_title_author_and_gutenberg_number(stem, title, author, number):

@@ -116,7 +116,7 @@ def test_books_known_only_from_imported_results_say_so_and_round_trip_as_metadat
     project = make_project(tmp_path)
     results = tmp_path / "1342_pride_and_prejudice.txt"
     results.write_text("<name>Jane</name>\tJane\tElizabeth\tShe looked at [MASK] and smiled.\n", encoding="utf-8")
-    assert main(["cloze", "import", str(project), str(results), "--format", "gpt4books", "--model-label", "gpt4"]) == 0
+    assert main(["cloze", "import", str(project), str(results), "--model-label", "gpt4"]) == 0
     capsys.readouterr()
     assert main(["books", str(project)]) == 0
     listing = capsys.readouterr().out

@@ -692,8 +692,9 @@ class ValidityPage(Page, OneOperation):
         from workbench.export import registry
 
         name = self.chart.currentData()
-        spec, frame = registry.chart(name), self.report["charts"][name]
-        return self._export(lambda state: registry.save_figure(spec, frame, Path(out)), "Exporting the chart")
+        spec, frame, project = registry.chart(name), self.report["charts"][name], self.project
+        return self._export(lambda state: registry.save_figure(spec, frame, Path(out), project=project),
+                            "Exporting the chart")
 
     def export_tables_dialog(self) -> None:
         if self.report is None:
@@ -710,9 +711,10 @@ class ValidityPage(Page, OneOperation):
         from workbench.export.registry import write_csv
 
         out = Path(out)
-        table, rows = self.report["table"], self.report["rows"]
+        table, rows, project = self.report["table"], self.report["rows"], self.project
         rows_out = out.with_name(out.stem + "-rows.csv")
-        return self._export(lambda state: [write_csv(table, out), write_csv(rows, rows_out)], "Exporting the tables")
+        return self._export(lambda state: [write_csv(table, out, project), write_csv(rows, rows_out, project)],
+                            "Exporting the tables")
 
     def _export(self, work, label: str) -> Operation:
         return self.ops.run(work, label=label, project=self.project, on_done=self._exported, on_error=self.show_error)

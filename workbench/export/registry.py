@@ -6,6 +6,10 @@ with pyqtgraph; ``export_chart`` writes a PDF, SVG or 300-dpi PNG and, beside it
 
 Modules that provide charts or tables register them on import; each part names its modules as its
 ``exports`` (``workbench.registry``), and they are loaded on first use.
+
+A frame with per-book rows carries ``book_id``; every CSV written here with the project beside it gets the
+book's stable keys next to its title (``book_source``, ``book_external_id``: ``export.book_keys``), since a
+title alone does not tell two books apart nor join back to published results.
 """
 
 from __future__ import annotations
@@ -94,14 +98,20 @@ def table(name: str) -> TableSpec:
     return known[name]
 
 
-def write_csv(frame: pd.DataFrame, path: str | Path) -> Path:
+def write_csv(frame: pd.DataFrame, path: str | Path, project: "Project | None" = None) -> Path:
+    """``frame`` as CSV at ``path``; with ``project``, per-book rows get their books' keys beside the title
+    (``book_keys.with_book_keys``): pass it wherever the frame can hold books."""
+    from workbench.export.book_keys import with_book_keys
+
     path = Path(path)
+    if project is not None:
+        frame = with_book_keys(project, frame)
     frame.to_csv(path, index=False)
     return path
 
 
 def export_table(project: "Project", name: str, out: str | Path, **options: Any) -> Path:
-    return write_csv(table(name).frame(project, **options), out)
+    return write_csv(table(name).frame(project, **options), out, project)
 
 
 def render_figure(spec: ChartSpec, frame: pd.DataFrame, **options: Any) -> "Figure":
@@ -124,13 +134,15 @@ def export_chart(project: "Project", name: str, out: str | Path, **options: Any)
     frame = spec.frame(project, **options)
     if frame.empty:
         raise UserError(f"The chart '{spec.title}' has nothing to show yet: run the probe it draws first.")
-    return save_figure(spec, frame, out, **options)
+    return save_figure(spec, frame, out, project=project, **options)
 
 
-def save_figure(spec: ChartSpec, frame: pd.DataFrame, out: Path, **options: Any) -> list[Path]:
+def save_figure(spec: ChartSpec, frame: pd.DataFrame, out: Path, *, project: "Project | None" = None,
+                **options: Any) -> list[Path]:
+    """The figure at ``out`` and the CSV of ``frame`` beside it (with the books' keys: pass ``project``)."""
     fig = render_figure(spec, frame, **options)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=PNG_DPI if out.suffix.lower() == ".png" else None)
     csv = out.with_suffix(".csv")
-    write_csv(frame, csv)
+    write_csv(frame, csv, project)
     return [out, csv]

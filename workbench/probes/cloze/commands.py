@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from workbench.cli.common import (
@@ -71,13 +72,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_baseline)
 
     p = commands.add_parser(
-        "import", help="import published results (gpt4-books TSV files)",
-        description="Import published name-cloze results (one gpt4-books TSV file per book) as one run of the model "
-                    "LABEL. Files imported before add nothing; books not in the library are added without text.")
+        "import", help="import published results (gpt4-books TSV files, or folders of them)",
+        description="Import published name-cloze results (one gpt4-books TSV file per book; a folder stands for its "
+                    ".tsv and .txt files) as one run of the model LABEL. Files imported before add nothing; books not "
+                    "in the library are added without text; each file keeps a book of its own, even where two files "
+                    "hold results for the same work.")
     add_project_argument(p)
-    p.add_argument("--format", choices=["gpt4books"], required=True)
+    p.add_argument("--input-format", choices=["gpt4books"], default="gpt4books",
+                   help="the files' format (gpt4books, the only one so far)")
     p.add_argument("--model-label", required=True, metavar="LABEL", help="the label the results go under")
-    p.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="results files or folders of them")
+    add_format_argument(p)
     p.set_defaults(handler=cmd_import)
 
     p = commands.add_parser("accuracy", help="per-book accuracy with 95%% confidence intervals")
@@ -257,14 +262,22 @@ def cmd_import(args: argparse.Namespace) -> int:
     from workbench.probes.cloze.gpt4books import import_gpt4books, import_summary_text
 
     with opened(args.project) as project:
-        summary = import_gpt4books(project, args.files, args.model_label, state=progress_state("Importing"))
-    print_frame(summary)
-    print(import_summary_text(summary, args.model_label))
+        summary = import_gpt4books(project, args.paths, args.model_label, state=progress_state("Importing"))
+    print_frame(summary, args.format)
+    print(import_summary_text(summary, args.model_label), file=sys.stdout if args.format == "table" else sys.stderr)
     return 0
 
 
+def _keyed(project, frame, fmt: str):
+    """A per-book frame with its books' keys beside the title: the id always, and in a CSV or JSON also where
+    each book came from (``book_source``, ``book_external_id``), so that rows join back to published results."""
+    from workbench.export.book_keys import with_book_keys
+
+    return with_book_keys(project, frame, sources=fmt != "table")
+
+
 def cmd_accuracy(args: argparse.Namespace) -> int:
-    from workbench.probes.cloze.analysis import accuracy_table, book_accuracy
+    from workbench.probes.cloze.analysis import ACCURACY_TABLE_COLUMNS, accuracy_table, book_accuracy
 
     with opened(args.project) as project:
         if args.all_columns:
@@ -273,7 +286,8 @@ def cmd_accuracy(args: argparse.Namespace) -> int:
             frame = accuracy_table(project, args.model)
             if args.exclude_flagged or args.ci != "wilson":
                 full = book_accuracy(project, args.model, ci=args.ci, exclude_flagged=args.exclude_flagged)
-                frame = full[["book", "model", "n", "correct", "accuracy", "ci_low", "ci_high"]]
+                frame = full[ACCURACY_TABLE_COLUMNS]
+        frame = _keyed(project, frame, args.format)
     print_frame(frame, args.format)
     return 0
 
@@ -293,6 +307,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         if args.books:
             frame = compare_models(project, args.model_a, args.model_b, exclude_flagged=args.exclude_flagged)
+            frame = _keyed(project, frame, args.format)
         else:
             frame = compare_models_tests(project, args.model_a, args.model_b, exclude_flagged=args.exclude_flagged)
     print_frame(frame, args.format)
@@ -312,7 +327,7 @@ def cmd_deciles(args: argparse.Namespace) -> int:
     from workbench.probes.cloze.analysis import decile_sets
 
     with opened(args.project) as project:
-        frame = decile_sets(project, args.model)
+        frame = _keyed(project, decile_sets(project, args.model), args.format)
     print_frame(frame, args.format)
     return 0
 
@@ -323,8 +338,9 @@ def cmd_errors(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         result = error_analysis(project, args.model, args.by, groups=args.groups, set_size=args.set_size,
                                 permutations=args.permutations, seed=args.seed, state=progress_state("Shuffling"))
-    if args.names:
-        print_frame(result.names, args.format)
+        names = _keyed(project, result.names, args.format) if args.names else None
+    if names is not None:
+        print_frame(names, args.format)
         return 0
     frame = summary_frame(result, args.model, args.by, args.groups)
     columns = ["model", "by", "set_size", "errors", "in_seen", "in_unseen", "log_odds", "p_value"]

@@ -7,11 +7,13 @@ One TSV file per book, no header, four tab-separated columns per line:
 3. the gold name,
 4. the passage, with ``[MASK]`` where the name was.
 
-The book id is the file name's stem.
+The book id is the file name's stem. A folder stands for its ``.tsv`` and ``.txt`` files (as in the published
+``data/model_output/gpt4_results/``); this is the only input format.
 
 **Runs.** One import makes one ``cloze`` run of the ``external`` model ``model_label`` (created if
 needed), holding every row of the files it brings in; the run's config lists those files (name, rows,
-book) and the passages. Answers are scored by the same scorer as Palimpsest's own runs when read; column
+book), and its responses say which passages it holds (older versions also listed every passage id in the
+config; such runs are read the same way). Answers are scored by the same scorer as Palimpsest's own runs when read; column
 2 is kept in each response's ``extra`` (``published_parsed``, with the file and line) and compared with
 our parse (``parse_disagreements`` in the summary).
 
@@ -32,6 +34,17 @@ number (its ``external_id``) read from the stem where it carries them (``readabl
 is both its title and its ``external_id``). A metadata table can fill in the rest later (matched by
 file name, external id or Gutenberg number).
 
+**One file, one book.** A published file is a row of a published table, so each file's answers stay
+apart and its accuracy can be recomputed from the file alone. Two files of one import that would find the
+same book (the published outputs hold ``472_the_house_behind_the_cedars.txt`` and
+``chesnutt_the_house_behind_the_cedars_gutenberg_pg472_House_Behind_the_Cedars.txt``: the same passages of
+Gutenberg 472, answered twice) become two books, both tagged ``same_work`` (``Gutenberg 472``): the first
+file takes the book it matched, the other gets a book of its own, whose ``external_id`` is its stem (or
+its file name, if another book has the stem) so that the next import finds it again by name. So does a
+file matched only by its Gutenberg number to a book that holds this model's answers from a file of
+another name. Nothing is refused for such a pair. Per-book tables count the two as two books, as the
+paper's table of 571 books does; their CSVs tell them apart by ``book_id`` and ``book_source``.
+
 **Safety.** Every file is read and checked before anything is written; bad rows stop the import with
 the file and line of each problem. Everything is then written in one transaction, in large batches:
 an import that fails or is cancelled leaves the project as it was.
@@ -43,6 +56,7 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import chain, count
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
@@ -62,6 +76,8 @@ if TYPE_CHECKING:
     from workbench.project import Project
 
 FORMAT = "gpt4books"
+RESULT_SUFFIXES = (".tsv", ".txt")  # the files a folder stands for
+SAME_WORK_TAG = "same_work"  # the tag on two books that hold results files of one work
 GUTENBERG_STEM = re.compile(r"^(?:pg)?(\d+)(?:[_\-.](.*))?$", re.IGNORECASE)
 MAX_PROBLEMS_SHOWN = 5
 BATCH_FILES = 50  # files written per batch (a check for Cancel between batches)
@@ -113,7 +129,8 @@ def readable_id(stem: str) -> ReadableId:
       Prejudice" (the words title-cased);
     - ``austen_pride_and_prejudice_Pride_and_Prejudice``: author "Austen", title "Pride and Prejudice"
       (the author's words, then the title in lower case, then the title as published, which must have
-      a capital letter and match the lower-case words).
+      a capital letter and match the lower-case words; a lone ``s`` is a possessive: ``Ender_s_Game`` is
+      "Ender's Game").
 
     Anything else (``b01``, ``unknown_book``) gives nothing: the id itself then names the book.
     """
@@ -129,8 +146,13 @@ def readable_id(stem: str) -> ReadableId:
             lower, published = parts[author_end:title_start], parts[title_start:]
             if _squashed(lower) == _squashed(published) and any(c.isupper() for c in "".join(published)):
                 author = " ".join(p[:1].upper() + p[1:] for p in parts[:author_end])
-                return ReadableId(title=" ".join(published), author=author)
+                return ReadableId(title=_possessives(" ".join(published)), author=author)
     return _loosely_readable(stem)
+
+
+def _possessives(title: str) -> str:
+    """``Sorcerer s Stone`` (a file name has no apostrophes) -> ``Sorcerer's Stone``; ``Ain t`` -> ``Ain't``."""
+    return re.sub(r"(?<=n) t\b", "'t", re.sub(r"(?<=\w) s\b", "'s", title))
 
 
 GUTENBERG_IN_STEM = re.compile(r"_gutenberg_(?:pg)?(\d+)(?:-\d+)?_")
@@ -199,7 +221,9 @@ def read_file(path: Path) -> tuple[BookFile, list[str]]:
 
 
 def read_files(paths: Sequence[Path], state: TaskState | None = None) -> list[BookFile]:
-    """Every file read and checked; ``UserError`` listing the first problems if any row is bad."""
+    """Every file read and checked; ``UserError`` listing the first problems if any row is bad. A folder
+    stands for its results files (``results_paths``)."""
+    paths = results_paths(paths)
     if not paths:
         raise UserError("Choose at least one results file (.tsv) to import.")
     state = state or TaskState()
@@ -210,14 +234,29 @@ def read_files(paths: Sequence[Path], state: TaskState | None = None) -> list[Bo
         book_file, found = read_file(Path(path))
         files.append(book_file)
         problems += found
-    counts: dict[str, int] = defaultdict(int)
-    for book_file in files:
-        counts[book_file.book_key] += 1
-    duplicated = sorted(k for k, n in counts.items() if n > 1)
-    if duplicated:
-        problems.append(f"Several files are named for the same book: {', '.join(duplicated)}. Import one per book.")
     _refuse(problems)
     return files
+
+
+def results_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """The files to import: each file given, and for each folder its ``.tsv`` and ``.txt`` files in name order
+    (hidden files and other kinds left out)."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            inside = sorted((p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
+                             and p.suffix.lower() in RESULT_SUFFIXES), key=lambda p: p.name)
+            if not inside:
+                folders = sorted(p.name for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+                hint = (f" It holds the folders {', '.join(folders)}: import each as the results of its own model."
+                        if folders else "")
+                raise UserError(f"The folder {path} holds no results files (.tsv or .txt).{hint}")
+            found += inside
+        elif not path.exists():
+            raise UserError(f"There is no file or folder {path}.")
+        else:
+            found.append(path)
+    return found
 
 
 def _refuse(problems: list[str]) -> None:
@@ -228,11 +267,12 @@ def _refuse(problems: list[str]) -> None:
 
 
 class BookMatcher:
-    """Finds the library book of each results file (see the module's **Books**), creating the missing
-    ones (``save`` stores them); one read of the library for a whole import. Use inside the import's
-    transaction."""
+    """Finds the library book of each results file (see the module's **Books** and **One file, one book**),
+    creating the missing ones (``save`` stores them and the ``same_work`` tags); one read of the library for
+    a whole import. ``model_id``: the model the files are answers of (a file of another name whose answers
+    that model already gave for a book gets a book of its own). Use inside the import's transaction."""
 
-    def __init__(self, project: "Project"):
+    def __init__(self, project: "Project", model_id: int | None = None):
         self.project = project
         self.by_external: dict[str, int] = {}
         by_number: dict[str, list[tuple[tuple, int]]] = defaultdict(list)
@@ -247,30 +287,61 @@ class BookMatcher:
         self.by_number = {number: min(found)[1] for number, found in by_number.items()}
         self.next_id = project.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM books").fetchone()[0]
         self.new: list[tuple] = []
+        self.taken: dict[int, str] = {}  # book id -> the file of this import that found it
+        self.same_work: dict[int, tuple[int, str]] = {}  # book made now -> (the book it repeats, the tag's value)
+        self.answered_from = _answered_from(project, model_id) if model_id is not None else {}
 
     def match(self, book_file: BookFile) -> tuple[int, bool]:
         """(book id, True if it was created now) for a results file."""
-        key = book_file.book_key
-        if key in self.by_external:
-            return self.by_external[key], False
+        name, key = book_file.path.name, book_file.book_key
         readable = readable_id(key)
         number = str(readable.gutenberg) if readable.gutenberg is not None else None
-        if number in self.by_number:
-            return self.by_number[number], False
+        exact = self.by_external.get(name, self.by_external.get(key))
+        found = exact if exact is not None else self.by_number.get(number) if number is not None else None
+        if found is not None:
+            other_files = self.answered_from.get(found, set()) - {name}
+            if found not in self.taken and (exact is not None or not other_files):
+                self.taken[found] = name
+                return found, False
         book_id, self.next_id = self.next_id, self.next_id + 1
+        if found is None:
+            external_id = number or key
+            if number is not None:
+                self.by_number[number] = book_id
+        else:  # the same work as ``found``, another set of results: a book of its own, found again by its name
+            candidates = chain((key, name, f"{book_file.path.parent.name}/{name}"), (f"{key} ({n})" for n in count(2)))
+            external_id = next(c for c in candidates if c not in self.by_external)
+            self.same_work[book_id] = (found, f"Gutenberg {number}" if number is not None else key)
         # a stem that names no title stands in for one (the Library shows no blank titles)
-        self.new.append((book_id, readable.title or key, readable.author, book_file.path.name, number or key, now()))
-        self.by_external[number or key] = book_id
-        if number is not None:
-            self.by_number[number] = book_id
+        self.new.append((book_id, readable.title or key, readable.author, name, external_id, now()))
+        self.by_external[external_id] = book_id
+        self.taken[book_id] = name
         return book_id, True
 
     def save(self) -> None:
-        """Store the books created by ``match`` (in one batch)."""
+        """Store the books created by ``match`` (in one batch), and tag each book made for a work that another
+        book also holds, and that book, ``same_work`` (an earlier tag of that name is kept)."""
         self.project.db.conn.executemany(
             "INSERT INTO books (id, title, author, source_kind, source_name, external_id, added_at)"
             " VALUES (?, ?, ?, 'external', ?, ?, ?)", self.new)
+        tags = [(book, SAME_WORK_TAG, value) for made, (repeats, value) in self.same_work.items()
+                for book in (repeats, made)]
+        self.project.db.conn.executemany("INSERT OR IGNORE INTO book_tags (book_id, key, value) VALUES (?, ?, ?)", tags)
         self.new = []
+
+
+def _answered_from(project: "Project", model_id: int) -> dict[int, set[str]]:
+    """Book id -> the results files the model's imported answers to its passages came from (answers stored
+    without a file name, by earlier versions, name none)."""
+    found: dict[int, set[str]] = defaultdict(set)
+    for book_id, name in project.db.execute(
+        "SELECT DISTINCT p.book_id, json_extract(x.extra, '$.file') FROM responses x JOIN runs r ON r.id = x.run_id"
+        " JOIN cloze_passages p ON p.id = x.item_id WHERE r.model_id = ? AND r.kind = ? AND p.origin = 'imported'",
+        [model_id, CLOZE_KIND]
+    ):
+        if name:
+            found[book_id].add(name)
+    return found
 
 
 def _passage_ids(project: "Project", files: list[BookFile], book_ids: list[int]) -> list[list[int]]:
@@ -334,8 +405,11 @@ def _response_rows(run_id: int, book_file: BookFile, ids: list[int], stamp: str)
     ]
 
 
-#: ``added``: the file's answers were stored by this import (False: it had been imported before)
-SUMMARY_COLUMNS = ["file", "book_id", "book", "new_book", "rows", "correct", "parse_disagreements", "run_id", "added"]
+#: ``added``: the file's answers were stored by this import (False: it had been imported before);
+#: ``same_work_as``: for a file given a book of its own because another file holds results of the same work
+#: (module docstring, **One file, one book**), that other file's book
+SUMMARY_COLUMNS = ["file", "book_id", "book", "new_book", "rows", "correct", "parse_disagreements", "run_id", "added",
+                   "same_work_as"]
 
 
 def import_gpt4books(
@@ -350,11 +424,11 @@ def import_gpt4books(
     total = len(files)
     with db.transaction():  # everything or nothing; a cancel rolls it back
         model_id = external_model(project, model_label)
-        matcher = BookMatcher(project)
+        matcher = BookMatcher(project, model_id)
         matched = [matcher.match(f) for f in files]
+        same_work = {made: repeats for made, (repeats, _) in matcher.same_work.items()}
         matcher.save()
         book_ids = [book_id for book_id, _ in matched]
-        _refuse_shared_books(files, book_ids)
         state.check()
         passage_ids = _passage_ids(project, files, book_ids)
         stored = _stored_answers(project, model_id)
@@ -363,8 +437,7 @@ def import_gpt4books(
         new_files = [i for i, c in enumerate(changed) if c]
         run_id = None
         if new_files:
-            run_id = _new_run(project, model_id, [files[i] for i in new_files], [book_ids[i] for i in new_files],
-                              [passage_ids[i] for i in new_files])
+            run_id = _new_run(project, model_id, [files[i] for i in new_files], [book_ids[i] for i in new_files])
             stamp = now()
             for start in range(0, len(new_files), BATCH_FILES):
                 state.check()
@@ -385,34 +458,24 @@ def import_gpt4books(
             "file": book_file.path.name, "book_id": book_id, "book": names[book_id], "new_book": created,
             "rows": len(book_file.rows), "correct": correct, "parse_disagreements": disagreements,
             "run_id": run_id if is_new else max(stored[pid][2] for pid in ids), "added": is_new,
+            "same_work_as": same_work.get(book_id),
         })
     state.progress(total, total, "Imported", force=True)
-    return pd.DataFrame(summary, columns=SUMMARY_COLUMNS)
+    frame = pd.DataFrame(summary, columns=SUMMARY_COLUMNS)
+    frame["same_work_as"] = frame["same_work_as"].astype("Int64")
+    return frame
 
 
-def _refuse_shared_books(files: list[BookFile], book_ids: list[int]) -> None:
-    """Two files of one import for the same book (``1342.txt`` and ``pg1342_x.txt``) would mix their rows."""
-    seen: dict[int, str] = {}
-    problems = []
-    for book_file, book_id in zip(files, book_ids):
-        if book_id in seen:
-            problems.append(f"{seen[book_id]} and {book_file.path.name} are results for the same book. "
-                            "Import one file per book.")
-        seen.setdefault(book_id, book_file.path.name)
-    _refuse(problems)
-
-
-def _new_run(project: "Project", model_id: int, files: list[BookFile], book_ids: list[int],
-             passage_ids: list[list[int]]) -> int:
-    """The import's run: a finished ``cloze`` run of the external model, its files and passages in config."""
+def _new_run(project: "Project", model_id: int, files: list[BookFile], book_ids: list[int]) -> int:
+    """The import's run: a finished ``cloze`` run of the external model, its files in config (its responses
+    say which passages it holds: the config lists no items, however many there are)."""
     config = {
         "format": FORMAT,
         "imported_from": _describe(files),
         "files": [{"file": f.path.name, "rows": len(f.rows), "book_id": b} for f, b in zip(files, book_ids)],
-        "passage_ids": [pid for ids in passage_ids for pid in ids],
     }
     run_id = create_run(project, CLOZE_KIND, model_id=model_id, params={}, config=config,
-                        total=len(config["passage_ids"]))
+                        total=sum(len(f.rows) for f in files))
     stamp = now()
     project.db.execute("UPDATE runs SET status = 'done', started_at = ?, finished_at = ? WHERE id = ?",
                        [stamp, stamp, run_id])
@@ -447,4 +510,12 @@ def import_summary_text(summary: pd.DataFrame, model_label: str) -> str:
     if new:
         text += (f" {new} book(s) were not in the library and were added from their file names, without text "
                  "(a metadata table can fill in their titles, authors and years).")
+    repeats = summary[summary["same_work_as"].notna()] if "same_work_as" in summary else summary.iloc[:0]
+    if len(repeats):
+        first = repeats.iloc[0]
+        others = summary[summary["book_id"] == first["same_work_as"]]["file"]
+        pair = f"{first['file']} and {others.iloc[0]}" if len(others) else first["file"]
+        text += (f" {len(repeats)} file(s) hold results for a work that another file also has results for (e.g. "
+                 f"{pair}): each file was kept as a book of its own, tagged {SAME_WORK_TAG}, so that every file's "
+                 "accuracy stays its own.")
     return text

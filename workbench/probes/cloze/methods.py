@@ -26,9 +26,30 @@ def _chunks(ids: Sequence[int], size: int = 500) -> Iterable[list[int]]:
         yield list(ids[start : start + size])
 
 
+def _passage_ids(project: "Project", run: dict) -> list[int]:
+    """The passages a run covers: those its config lists, or (an import, which lists none) those it answered."""
+    if "passage_ids" in run["config"]:
+        return [int(i) for i in run["config"]["passage_ids"] or []]
+    return [int(r[0]) for r in project.db.execute(
+        "SELECT item_id FROM responses WHERE run_id = ? AND sample = 0 ORDER BY item_id", [run["id"]])]
+
+
+def _same_work(project: "Project", book_ids: list[int]) -> list[dict[str, Any]]:
+    """The works that more than one of these books hold results of (the import's ``same_work`` tag): each
+    published file was kept as a book of its own."""
+    works: dict[str, list[int]] = {}
+    for chunk in _chunks(book_ids):
+        for book_id, value in project.db.execute(
+            "SELECT book_id, value FROM book_tags WHERE key = 'same_work' AND book_id IN"
+            f" ({','.join('?' * len(chunk))}) ORDER BY book_id", chunk
+        ).fetchall():
+            works.setdefault(value, []).append(int(book_id))
+    return [{"work": work, "books": ids} for work, ids in sorted(works.items()) if len(ids) > 1]
+
+
 def cloze_facts(project: "Project", run: dict) -> RunFacts:
     """The books behind a name-cloze run's passages, how the passages were found, and candidate counts."""
-    ids = [int(i) for i in run["config"].get("passage_ids") or []]
+    ids = _passage_ids(project, run)
     books: dict[int, int] = {}
     imported = 0
     for chunk in _chunks(ids):
@@ -42,6 +63,9 @@ def cloze_facts(project: "Project", run: dict) -> RunFacts:
         facts["imported_from"] = run["config"]["imported_from"]
     if run["config"].get("files"):  # an import's files and their rows (earlier imports named one file)
         facts["imported_files"] = [{"file": f["file"], "rows": f["rows"]} for f in run["config"]["files"]]
+    same_work = _same_work(project, sorted(books))
+    if same_work:
+        facts["same_work"] = same_work
     rows = []
     for chunk in _chunks(sorted(books)):
         rows += project.db.execute(
@@ -81,6 +105,11 @@ def cloze_lines(run: dict, _seen: dict[str, int]) -> list[str]:
             f"up to {group['per_book']} passages per book, seed {group['seed']}; "
             f"{len(group['excluded_words'])} excluded words, {len(group['titles'])} titles allowed before a name "
             "(both lists in the JSON record).")
+    for group in facts.get("same_work", []):
+        lines.append(
+            f"- **Same work, {len(group['books'])} books:** {group['work']} (books "
+            f"{', '.join(str(b) for b in group['books'])}): each results file was kept as a book of its own, so "
+            "per-book tables and statistics count this work once per file.")
     if "candidates" in facts:
         c = facts["candidates"]
         flagged = facts["flagged_books"]

@@ -48,8 +48,8 @@ def overlap_chart_frame(project: "Project", corpus: str | None = None, **_: Any)
     from workbench.probes.leakage.overlap import overlap_frame
 
     frame = overlap_frame(project, _corpus(project, corpus))
-    return frame[["corpus", "book", "passage_id", "item_id", "tokens", "longest", "frequency", "log_prob", "chance_p",
-                  "unlikely_by_chance", "longest_text"]]
+    return frame[["corpus", "book", "book_id", "passage_id", "item_id", "tokens", "longest", "frequency", "log_prob",
+                  "chance_p", "unlikely_by_chance", "longest_text"]]
 
 
 def _scatter_flagged(ax, frame: pd.DataFrame, x: str, y: str) -> None:
