@@ -12,18 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-#: run kind (as stored) -> what the window calls it
-RUN_KINDS = {
-    "cloze": "Name cloze",
-    "cloze-mlm": "Name cloze, masked-LM baseline",
-    "cloze-logprob": "Name cloze, log-probability",
-    "rep": "Bias prompts (REP)",
-    "rep-judge": "REP judge labels",
-    "rep-eep": "Entity prompts (EEP)",
-    "summary": "Scene summaries",
-    "summary-distort": "Distorted summaries",
-}
-
 STATUSES = {"pending": "not started"}  # done, running, cancelled, interrupted read well as they are
 
 #: generation parameters (as stored) -> plain names
@@ -52,10 +40,13 @@ def missing(value: Any) -> bool:
 
 
 def run_kind(kind: Any) -> str:
-    """'cloze-logprob' -> 'Name cloze, log-probability'; unknown kinds are shown as they are."""
+    """'cloze-logprob' -> 'Name cloze, log-probability of the true name': the words of the probe that declared
+    the kind (its methods section); unknown kinds are shown as they are."""
     if missing(kind):
         return ""
-    return RUN_KINDS.get(str(kind), str(kind))
+    from workbench.export.methods import kind_name
+
+    return kind_name(str(kind))
 
 
 def status(value: Any) -> str:

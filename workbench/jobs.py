@@ -95,7 +95,13 @@ class JobReport:
 
     @property
     def done(self) -> int:
+        """Items the run has finished with: answered or failed."""
         return self.done_before + self.processed
+
+    @property
+    def answered(self) -> int:
+        """Items with an answer (a run where every item failed has done them all and answered none)."""
+        return max(0, self.done - max(self.failed_total, self.failed))
 
 
 # Runs being executed by this process, so a "running" row left by a crashed process can be told apart.

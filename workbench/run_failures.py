@@ -40,8 +40,7 @@ def describe_outcome(project: "Project", report: "JobReport", what: str) -> str:
     reason, how to ask again for just the failures (the command line says the same through
     ``cli.common.report_run``), and why the run stopped when it did not finish."""
     failed = report.failed_total or report.failed  # a stopped run has no total yet
-    answered = max(0, report.done - failed)
-    text = f"{what}: {answered:,} of {report.total:,} done" + (f", {failed:,} failed." if failed else ".")
+    text = f"{what}: {report.answered:,} of {report.total:,} answered" + (f", {failed:,} failed." if failed else ".")
     if failed:
         reasons = failure_reasons(project, report.run_id)
         if reasons:

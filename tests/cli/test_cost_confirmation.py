@@ -57,7 +57,7 @@ def test_with_yes_the_estimate_is_shown_and_the_run_goes_ahead(paid, fault_proxy
     assert main([*rep_run(paid), "--yes"]) == 0
     captured = capsys.readouterr()
     assert "api is a paid API: 5 requests" in captured.err
-    assert "5 of 5 done" in captured.out
+    assert "5 of 5 answered" in captured.out
     assert len(fault_proxy.posts()) == 5
 
 
@@ -72,7 +72,7 @@ def test_a_model_marked_free_runs_without_a_question_and_costs_nothing(paid, fau
     capsys.readouterr()
     assert main(rep_run(paid)) == 0
     captured = capsys.readouterr()
-    assert "paid API" not in captured.err and "5 of 5 done" in captured.out
+    assert "paid API" not in captured.err and "5 of 5 answered" in captured.out
     assert len(fault_proxy.posts()) == 5
     with Project.open(paid) as project:
         (run_id,) = project.db.execute("SELECT id FROM runs").fetchone()
@@ -101,7 +101,7 @@ def test_on_a_terminal_no_sends_nothing_and_yes_runs(paid, fault_proxy):
     assert fault_proxy.posts() == []
     code, output = answer_on_a_terminal(rep_run(paid), "y")
     assert code == 0, output
-    assert "5 of 5 done" in output and len(fault_proxy.posts()) == 5
+    assert "5 of 5 answered" in output and len(fault_proxy.posts()) == 5
 
 
 def stored_paraphrases(project, model_id: int) -> int:

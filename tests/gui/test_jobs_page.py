@@ -80,7 +80,7 @@ def test_runs_are_listed_with_counts_tokens_and_cost(page, project, llama_server
     jobs.resume_run(project, run_id, state)
     page.refresh()
     row = row_of(page, run_id)
-    assert (row["Kind"], row["Status"], row["Done"], row["Failed"], row["Model calls"]) == (
+    assert (row["Kind"], row["Status"], row["Answered"], row["Failed"], row["Model calls"]) == (
         KIND, "cancelled", "1 of 6", "0", "1")
     assert row["Cost"].startswith("$") and row["Cost"] != "$0"
     assert page.continue_button.isEnabled() and not page.retry_button.isEnabled()
@@ -99,7 +99,7 @@ def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_
     wait_idle(qtbot, page)
     assert messages["errors"] == messages["infos"] == []
     row = row_of(page, run_id)
-    assert (row["Status"], row["Done"], row["Model calls"]) == ("done", "6 of 6", "6")
+    assert (row["Status"], row["Answered"], row["Model calls"]) == ("done", "6 of 6", "6")
     assert not page.continue_button.isEnabled()
     counts = project.db.execute("SELECT item_id, COUNT(*) FROM responses WHERE run_id = ? GROUP BY item_id",
                                 [run_id]).fetchall()
@@ -122,7 +122,7 @@ def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbo
     finally:
         jobs._RESUMERS.pop(KIND, None)
     row = row_of(page, run_id)
-    assert (row["Failed"], row["Done"], row["Model calls"]) == ("0", "6 of 6", "8")
+    assert (row["Failed"], row["Answered"], row["Model calls"]) == ("0", "6 of 6", "8")
     assert messages["errors"] == messages["infos"] == []
 
 
@@ -145,7 +145,7 @@ def test_running_work_shows_progress_and_cancel_stops_it(page, project, fault_pr
     assert page.ops_hint.isVisible() and page.op_rows == []
     row = row_of(page, run_id)
     assert row["Status"] == "cancelled"
-    done = int(row["Done"].split(" of ")[0])
+    done = int(row["Answered"].split(" of ")[0])
     assert 2 <= done < 40
 
 
@@ -174,7 +174,7 @@ def test_runs_are_named_in_plain_words(page, project):
                             config={"set": {"name": "sexual_orientation", "version": 1}})
     imported = jobs.create_run(project, "cloze", config={"imported_from": "pg1342.tsv", "passage_ids": [1, 2, 3]})
     page.refresh()
-    assert row_of(page, judge)["Kind"] == "REP judge labels"
+    assert row_of(page, judge)["Kind"] == "REP judge labelling completions"
     assert row_of(page, judge)["About"] == "sexual orientation"
     assert row_of(page, judge)["Status"] == "not started"
     assert row_of(page, imported)["About"] == "imported from pg1342.tsv; 3 passages"
@@ -182,3 +182,17 @@ def test_runs_are_named_in_plain_words(page, project):
     details = page.details.toPlainText()
     assert "longest answer (tokens) 16" in details and "{" not in details and "max_tokens" not in details
 
+
+
+def test_a_run_where_every_item_failed_answered_none_and_a_run_without_a_model_costs_nothing(page, project):
+    failed = jobs.create_run(project, "reading-answer")
+    jobs.run_job(project, failed, [jobs.Unit(i) for i in range(41)],
+                 lambda units, state: [(u, jobs.Outcome.failure("The prompt is too long for the model.")) for u in units])
+    overlap = jobs.create_run(project, "leakage-overlap")
+    jobs.run_job(project, overlap, [jobs.Unit(1)], lambda units, state: [(u, jobs.Outcome(raw="{}")) for u in units])
+    page.refresh()
+    row = row_of(page, failed)
+    assert (row["Kind"], row["Status"], row["Answered"], row["Failed"]) == (
+        "Reading questions answered", "failed", "0 of 41", "41")
+    row = row_of(page, overlap)
+    assert (row["Kind"], row["Cost"]) == ("Overlap with a reference corpus", "none (no model)")

@@ -94,5 +94,5 @@ def test_a_command_whose_run_has_failures_left_exits_non_zero(api_model, fault_p
     fault_proxy.script(*[Fault.server_error(500)] * 4)
     assert rep_run(api_model) == 1
     out = capsys.readouterr().out
-    assert re.search(r"\(5 now, [12] failed\)", out) and re.search(r"[12] of 5 items failed", out)
+    assert re.search(r"[34] of 5 answered, [12] failed \(5 asked now\)", out) and re.search(r"[12] of 5 items failed", out)
     assert "--retry-failed" in out

@@ -38,7 +38,7 @@ def test_build_a_corpus_and_find_overlaps_then_open_a_passage(qtbot, page, proje
     overlap.run()
     qtbot.waitUntil(lambda: overlap.table.rowCount() == 2, timeout=60_000)
     wait_idle(qtbot, overlap)
-    assert "2 of 2 done" in overlap.summary.text()
+    assert "2 of 2 answered" in overlap.summary.text()
     assert sorted(overlap.table.column_texts("Book")) == ["Elsewhere", "Harbour"]
     row = overlap.table.column_texts("Book").index("Harbour")
     assert overlap.table.column_texts("Longest overlap")[row] == "12"  # "on deck spoke ... headland."

@@ -129,7 +129,7 @@ def test_runs_lists_tokens_and_cost_and_continue_finishes_a_run(tmp_path, capsys
         capsys.readouterr()
         assert palimpsest("continue", path, run_id, "--yes") == 0  # a priced API: asked unless --yes
         captured = capsys.readouterr()
-        assert "8 of 8 done" in captured.out
+        assert "8 of 8 answered" in captured.out
         assert "Run 1: 8/8 done" in captured.err  # the plain progress line (stderr is not a terminal here)
         assert palimpsest("runs", path, "--format", "json") == 0
         (row,) = json.loads(capsys.readouterr().out)
@@ -137,7 +137,7 @@ def test_runs_lists_tokens_and_cost_and_continue_finishes_a_run(tmp_path, capsys
         assert row["calls"] == 8 and row["completion_tokens"] > 0
         assert row["cost"] > 0
         assert palimpsest("continue", path, run_id, "--failed-only", "--yes") == 0
-        assert "0 now" in capsys.readouterr().out
+        assert "0 asked now" in capsys.readouterr().out
     finally:
         jobs._RESUMERS.pop("cli-test", None)
 

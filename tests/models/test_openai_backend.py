@@ -268,3 +268,21 @@ def test_a_missing_key_variable_is_explained():
 def test_server_models_are_listed(llama_server):
     with backend_for(llama_server.base_url) as backend:
         assert backend.list_models() == ["tiny"]
+
+
+def test_the_run_note_says_how_failures_were_tried_only_of_failures_that_were_tried(fault_proxy):
+    """A request the server refuses outright (HTTP 400) is never tried again: a note saying each failure was
+    tried three times would contradict the failure listed beside it."""
+    fault_proxy.always(Fault.status_error(400, "bad request"))
+    with backend_for(fault_proxy.base_url, max_retries=2) as backend:
+        result = only_result(backend, chat("hello"))
+        assert isinstance(result, Failure) and "HTTP 400" in result.error
+        assert len(fault_proxy.posts()) == 1
+        assert backend.run_notes(failures=True) == [
+            "The server refused the failed requests outright, so they were not tried again."]
+    fault_proxy.reset()
+    fault_proxy.always(Fault.server_error(500))
+    with backend_for(fault_proxy.base_url, max_retries=2) as backend:
+        assert isinstance(only_result(backend, chat("hello")), Failure)
+        (note,) = backend.run_notes(failures=True)
+        assert "tried up to 3 times" in note

@@ -41,7 +41,7 @@ def test_run_classify_validate_stats_and_charts(project, decade_models, decade_b
     for model in decade_models:
         code, out, _ = run_cli(capsys, "rep", "run", path, "--model", model, "--demographic", "gender",
                                "--demographic", "race", "--samples", 2, "--max-tokens", 8, "--seed", 5)
-        assert code == 0 and "20 of 20 done" in out
+        assert code == 0 and "20 of 20 answered" in out
     code, out, _ = run_cli(capsys, "rep", "classify", path, "--lexical", "--format", "csv")
     assert code == 0 and csv_of(out)["labelled"].sum() == 40
     code, out, _ = run_cli(capsys, "rep", "classify", path, "--judge", "tiny-judge", "--max-tokens", 3, "--format", "csv")

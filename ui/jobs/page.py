@@ -35,18 +35,18 @@ from workbench.export.methods import write_methods
 from workbench.models.usage import describe_cost, runs_overview
 from workbench.run_failures import failure_reasons
 
-RUN_COLUMNS = ["Run", "Kind", "Model", "About", "Status", "Done", "Failed", "Model calls", "Tokens in / out", "Cost",
-               "Finished"]
+RUN_COLUMNS = ["Run", "Kind", "Model", "About", "Status", "Answered", "Failed", "Model calls", "Tokens in / out",
+               "Cost", "Finished"]
 ABOUT_MAX_PX = 220
 ABOUT = RUN_COLUMNS.index("About")
 HEADER_TIPS = {
     "About": "What the run covered: the imported file, the REP sets, samples per prompt",
-    "Done": "Items answered or failed, of all the run's items",
+    "Answered": "Items with an answer, of all the run's items (those that failed are counted under Failed)",
     "Model calls": "Requests sent to the model; answers taken from the project's response cache instead of asking "
                    "the model again are counted apart",
     "Tokens in / out": "Tokens the model read (prompts) and wrote (answers); API prices are per token",
 }
-NUMERIC_COLUMNS = ("Run", "Done", "Failed", "Model calls", "Tokens in / out")
+NUMERIC_COLUMNS = ("Run", "Answered", "Failed", "Model calls", "Tokens in / out")
 LIVE_REFRESH_MS = 1000
 OPERATION_LABEL_PX = 260
 
@@ -241,12 +241,12 @@ class JobsPage(Page):
         self._runs[int(record["id"])] = record
         row = self.runs_table.rowCount()
         self.runs_table.insertRow(row)
-        done = int(record["ok"]) + int(record["failed"])
         values = [
             str(record["id"]), wording.run_kind(record["kind"]), _text(record["model"]), self._about(record),
             self.status_text(record),
-            f"{done:,} of {int(record['total']):,}", str(record["failed"]), self._calls(record),
-            f"{record['prompt_tokens']:,} / {record['completion_tokens']:,}", describe_cost(record["cost"], record["backend"]),
+            f"{int(record['ok']):,} of {int(record['total']):,}", f"{int(record['failed']):,}", self._calls(record),
+            f"{record['prompt_tokens']:,} / {record['completion_tokens']:,}",
+            describe_cost(record["cost"], record["backend"], int(record["calls"])),
             _when(record["finished_at"]),
         ]
         for column, value in enumerate(values):

@@ -386,7 +386,7 @@ class ProbesPage(Page, OneOperation):
                                on_progress=self._live_refresh)
 
     def _continued(self, report) -> None:
-        self.show_summary(f"Run {report.run_id}: {report.done} of {report.total} answered"
+        self.show_summary(f"Run {report.run_id}: {report.answered} of {report.total} answered"
                           + (f", {report.failed} failed." if report.failed else ".")
                           + (f" {report.message}" if report.message else ""))
 

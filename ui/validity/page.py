@@ -531,7 +531,7 @@ class ValidityPage(Page, OneOperation):
                                f"Asking {plan['label']}: {TASKS[plan['task']].lower()}", on_done=self._run_done)
 
     def _run_done(self, report) -> None:
-        line = f"Run {report.run_id}: {report.done:,} of {report.total:,} passages answered"
+        line = f"Run {report.run_id}: {report.answered:,} of {report.total:,} passages answered"
         if report.failed:
             line += f", {report.failed:,} failed (tick 'Failed only' and run again to retry them)"
         self.show_summary(line + "." + (f" {report.message}" if report.message else ""))

@@ -211,10 +211,10 @@ def report_run(report: "JobReport", project_path: Path, what: str, out=None) -> 
     """Print how a run ended and return the exit status: 0 only when it finished with nothing failed. With
     failures, say how to ask again for just those."""
     out = out or sys.stdout
-    failed = f", {report.failed} failed" if report.failed else ""
+    failed = max(report.failed_total, report.failed)
     cached = f", {report.cached} from the cache" if report.cached else ""
-    out.write(f"{what}: run {report.run_id}, {report.done} of {report.total} done "
-              f"({report.processed} now{failed}{cached}).\n")
+    out.write(f"{what}: run {report.run_id}, {report.answered} of {report.total} answered"
+              + (f", {failed} failed" if failed else "") + f" ({report.processed} asked now{cached}).\n")
     for text in dict.fromkeys((report.message, report.note)):  # a failed run's message is its note
         if text:
             out.write(text + "\n")

@@ -139,6 +139,15 @@ def sections() -> list[MethodsSection]:
     return sorted(_SECTIONS.values(), key=lambda s: s.order)
 
 
+def kind_name(kind: str) -> str:
+    """What a run of ``kind`` is, in the words of the probe that declared it ('Name cloze, prompted model');
+    a kind nothing declares is shown as it is stored."""
+    section, known = _kind(kind)
+    if section is None:
+        return kind
+    return known.description[:1].upper() + known.description[1:]
+
+
 def _kind(kind: str) -> tuple[MethodsSection | None, RunKind]:
     for section in sections():
         for known in section.kinds:

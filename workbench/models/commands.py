@@ -246,7 +246,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         frame = runs_overview(project, args.kind)[RUN_COLUMNS + ["backend"]]
     if args.format == "table":
-        frame = frame.assign(cost=[describe_cost(c, b) for c, b in zip(frame["cost"], frame["backend"])],
+        frame = frame.assign(cost=[describe_cost(c, b, n) for c, b, n in zip(frame["cost"], frame["backend"],
+                                                                             frame["calls"])],
                              model=frame["model"].fillna("")).drop(columns=["note"])
     frame = frame.drop(columns=["backend"])
     print_frame(frame, args.format)

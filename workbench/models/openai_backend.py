@@ -69,6 +69,7 @@ class OpenAIBackend(Backend):
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
+        self._failure_kinds: set[str] = set()  # what kinds of failure this connection met (``run_notes``)
         self.malformed_retries = int(malformed_retries)
         key = secrets.resolve_api_key(api_key_env, api_key_keyring)
         self._context = CallContext(
@@ -122,7 +123,11 @@ class OpenAIBackend(Backend):
                 return Failure("Not sent: the model connection was closed.", kind="other")
             self._in_flight += 1
         try:
-            return self._call_once(request, stop, fatal)
+            result = self._call_once(request, stop, fatal)
+            if isinstance(result, Failure):
+                with self._lock:
+                    self._failure_kinds.add(result.kind)
+            return result
         finally:
             with self._lock:
                 self._in_flight -= 1
@@ -209,9 +214,18 @@ class OpenAIBackend(Backend):
                 future.cancel()  # only those not started; the few in flight finish and are dropped
 
     def run_notes(self, *, failures: bool) -> list[str]:
+        """How failing requests were tried, said only of the failures this connection met: a request the server
+        refused outright (a wrong request, a prompt too long, a refused key) was never tried again, and saying
+        that every failure was tried several times would contradict the failures listed beside it."""
         if not failures:
             return []
-        return [retry_policy(self.max_retries, self.malformed_retries)]
+        with self._lock:
+            kinds = set(self._failure_kinds)
+        if kinds & RETRIED_KINDS:
+            return [retry_policy(self.max_retries, self.malformed_retries)]
+        if kinds:
+            return ["The server refused the failed requests outright, so they were not tried again."]
+        return []
 
     def list_models(self) -> list[str]:
         """The model names the server offers (to check an address, or to fill a choice list)."""
@@ -232,6 +246,10 @@ class OpenAIBackend(Backend):
         self._pool.shutdown(wait=False, cancel_futures=True)
         if idle:
             self._client.close()
+
+
+#: failures that the client (or ``malformed_retries``) tries again before giving up
+RETRIED_KINDS = {"timeout", "connection", "rate_limit", "server", "malformed"}
 
 
 def retry_policy(max_retries: int, malformed_retries: int) -> str:

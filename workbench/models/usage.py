@@ -70,11 +70,16 @@ def estimate_continuation(project: "Project", run_id: int, retry_failed: bool = 
     return CostEstimate(left, round(per_prompt * left), left * answer_tokens, price, local)
 
 
-def describe_cost(cost: float | None, backend: str | None = None) -> str:
+def describe_cost(cost: float | None, backend: str | None = None, calls: int | None = None) -> str:
+    """A run's cost in words; ``backend`` None is a run that asks no model (an n-gram index, say)."""
+    if backend is None:
+        return "none (no model)"
     if backend == "external":
         return "imported"
     if backend in ("hf", "gguf"):
         return "free (local)"
+    if calls == 0:
+        return "$0 (nothing sent)"
     if cost is None or cost != cost:  # NaN
         return "unknown (no price set)"
     if cost == 0:

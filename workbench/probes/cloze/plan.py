@@ -138,7 +138,7 @@ class PlanResult:
     def summary(self) -> str:
         lines = []
         for label, report in zip(self.labels, self.reports):
-            line = f"{label}: {report.done} of {report.total} passages answered"
+            line = f"{label}: {report.answered} of {report.total} passages answered"
             if report.failed:
                 line += f", {report.failed} failed (use 'Retry failed only' to ask again)"
             lines.append(line + ".")

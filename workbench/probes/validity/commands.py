@@ -176,7 +176,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 raise UserError(f"Nothing was asked. {estimate.describe()} Add --yes to run it.")
         report = run_task(project, args.task, spec, book_ids=args.book, template=args.template, params=params,
                           state=progress_state(f"Asking {args.model}"), retry_failed=args.retry_failed)
-    line = f"Run {report.run_id}: {report.done} of {report.total} passages answered"
+    line = f"Run {report.run_id}: {report.answered} of {report.total} passages answered"
     if report.failed:
         line += f", {report.failed} failed (try again with --retry-failed)"
     print(line + ".")
