@@ -11,7 +11,7 @@ from scipy.stats import binomtest
 from tests.fixtures.leakage import add_cloze_book
 from workbench import jobs
 from workbench.errors import UserError
-from workbench.probes.leakage import decop, decop_scores, passages
+from workbench.probes.leakage import decop, passages
 
 TEXT = ("Margery kept the letters in a tin box under the bed. She read them when Tobias was away. "
         "The clock in the hall struck eleven for Silas.")
@@ -194,6 +194,8 @@ def test_the_issues_example_is_tested_with_the_passage_as_the_unit(study):
 
 
 def test_the_chance_test_matches_scipy_and_every_relabelling():
+    from workbench.probes.leakage import decop_scores
+
     # every passage answered alike in all its orders: the exact binomial test of the passages recognised
     for right, wrong in ((4, 6), (0, 5), (7, 1), (12, 18)):
         test = decop_scores.chance_test([[24, 0, 0, 0]] * right + [[0, 0, 24, 0]] * wrong)
@@ -230,6 +232,7 @@ def recognising(items_known: set[int], share_known: float = 1.0):
 
 def test_suspect_books_against_clean_books_by_roc_auc(study):
     from workbench.corpus.library import set_tags
+    from workbench.probes.leakage import decop_scores
     from workbench.probes.leakage.statistics import roc_auc
 
     project, books, writer, reader = study
@@ -248,7 +251,7 @@ def test_suspect_books_against_clean_books_by_roc_auc(study):
     expected = roc_auc(frame.loc[["Middlemarch", "Lanes"], "score"], frame.loc[["Harbour Lights", "Orchard"], "score"])
     assert (decided["suspect_books"], decided["clean_books"], decided["auc"]) == (2, 2, 1.0)
     assert (decided["ci_low"], decided["ci_high"]) == pytest.approx((expected.ci_low, expected.ci_high), nan_ok=True)
-    assert decided["cutoff_year"] == 2023 and decided["note"] == ""
+    assert decided["cutoff_year"] == 2023 and decided["note"].startswith("Few books:")
     said = decop_scores.describe_decision(decided)
     assert "ROC AUC 1.00" in said and "2 suspect" in said and "2 clean" in said
 
@@ -259,6 +262,8 @@ def test_suspect_books_against_clean_books_by_roc_auc(study):
 
 
 def test_without_clean_books_the_decision_says_how_to_add_them(study):
+    from workbench.probes.leakage import decop_scores
+
     project, books, writer, reader = study
     stored_answers(project, reader, writer, books["Middlemarch"], recognising(set(books["Middlemarch"])))
     decided = decop.decision_frame(project, "reader").iloc[0]
@@ -356,3 +361,59 @@ def test_questions_need_three_usable_paraphrases(decop_project):
         decop.run_quiz(project, "reader", "writer", passage_ids=items)
     with pytest.raises(UserError, match="all 24 option orders"):
         decop.run_quiz(project, "reader", "writer", orders=5)
+
+
+# ---------------------------------------------------------------------------------------------- the command and the text
+def test_the_commands_warn_refuse_fewer_than_balanced_orders_and_decide(study, capsys):
+    from workbench.cli import main
+    from workbench.corpus.library import set_tags
+
+    project, books, writer, reader = study
+    stored_answers(project, reader, writer, [i for ids in books.values() for i in ids],
+                   recognising(set(books["Middlemarch"]) | set(books["Lanes"][:2])))
+    for title in ("Harbour Lights", "Orchard"):
+        book = project.db.execute("SELECT id FROM books WHERE title = ?", [title]).fetchone()[0]
+        set_tags(project, book, {"member": "no"})
+    path = str(project.path)
+    project.close()
+
+    assert main(["decop", "accuracy", path, "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    header = out.splitlines()[0].split(",")
+    assert {"score", "ci_low", "ci_high", "p_value", "orders", "passages", "group"} <= set(header)
+    assert "accuracy" not in header
+    assert "suspect books against clean books, ROC AUC 1.00" in err and "24 orders per passage" in err
+    assert "reader: none given" in err
+
+    assert main(["decop", "accuracy", path, "--auc", "--cutoff-year", "2023", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1].startswith("reader,writer,24,0,2,2,")
+    assert "reader: 2023 (given)" in err
+
+    with pytest.raises(SystemExit):
+        main(["decop", "run", path, "--model", "reader", "--paraphraser", "writer", "--orders", "6"])
+    assert "invalid choice: 6" in capsys.readouterr().err
+    assert main(["decop", "run", path, "--model", "reader", "--paraphraser", "reader"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Warning: The paraphrases are written by the model under test ('reader')")
+
+
+def test_the_methods_text_describes_the_passage_as_the_unit(study):
+    from workbench.export.methods import methods_record, methods_text
+
+    project, books, writer, reader = study
+    old = stored_answers(project, reader, writer, books["Lanes"], lambda item, n, order: 0, orders=4, names=False)
+    new = stored_answers(project, writer, writer, books["Lanes"], lambda item, n, order: 0)
+    text = methods_text(project)
+    procedure, rest = text.split("## Models")
+    assert "in 4 and 24 option orders per passage" in procedure and "title and author" in procedure
+    assert "The passage is the unit of analysis" in procedure and "ROC AUC of book scores" in procedure
+    assert "not the area of predictions thresholded" in procedure  # where it departs from the published code
+    assert "questions in different orders are not independent, so the test is optimistic" not in text
+    statistics = rest.split("## Statistics")[1]
+    assert "randomisation test of the mean passage score against 25%, the passage as the unit" in statistics
+    assert "Wilson score interval (95%) with the passage as the trial" in statistics
+    runs = {r["id"]: r for r in methods_record(project)["runs"]}
+    assert runs[old]["leakage"]["names_book"] is False and runs[new]["leakage"]["names_book"] is True
+    assert runs[new]["leakage"]["paraphraser_tested"] is True
+    assert "the question did not name the book" in rest and "- **Caution:** the paraphrases were written by" in rest

@@ -52,6 +52,7 @@ MONTE_CARLO_DRAWS = 100_000
 SEED = 0
 
 SUSPECT, CLEAN = "suspect", "clean"
+FEW_BOOKS = 5  # fewer books than this in a group: the AUC's bootstrap interval is not to be trusted
 
 
 # ---------------------------------------------------------------------------------------------- passages
@@ -199,6 +200,9 @@ def decision(books: pd.DataFrame, cutoff_year: int | None = None, *, seed: int =
         note = NO_CLEAN if clean.empty else NO_SUSPECT if suspect.empty else ""
         if not note and (len(suspect) < 2 or len(clean) < 2):
             note = "No interval: each group needs at least two books."
+        elif not note and min(len(suspect), len(clean)) < FEW_BOOKS:
+            note = (f"Few books: with fewer than {FEW_BOOKS} books in a group the bootstrap interval is unreliable "
+                    "(often too narrow); test more books.")
         rows.append({**dict(zip(BOOK_KEYS[:-1], key)), "suspect_books": len(suspect), "clean_books": len(clean),
                      "suspect_score": float(suspect.mean()) if len(suspect) else math.nan,
                      "clean_score": float(clean.mean()) if len(clean) else math.nan, "auc": result.auc,
