@@ -68,3 +68,32 @@ def test_the_tab_warns_scores_by_passage_and_decides_against_clean_books(qtbot, 
     assert "api: 2023 (given)" in tab.decision.text() and "set 'Training cutoff' above" in tab.decision.text()
     page.grab().save(str(tmp_path / "decop-tab.png"))
     assert not messages["errors"]
+
+
+def test_new_paraphrases_are_offered_for_the_passages_refused(qtbot, shown_page, project, messages, tmp_path):
+    from ui.leakage.decop_tab import _for_the_tab
+    from workbench.probes.leakage import decop
+
+    items = stored_books(project, [{"title": "Letters", "author": "M. Tin", "passages": 3}])["Letters"]
+    source = tmp_path / "test.csv"  # the same passages as a file the tab can be given
+    source.write_text("passage_id,book,passage\n" + "".join(
+        f"Letters-{n},Letters,Letters passage {n} tells of a quiet harbour town.\n" for n in range(3)), encoding="utf-8")
+    writer = api_model(project, "writer")
+    stored_paraphrases(project, writer, items, {(items[1], 0): "", (items[2], 1): "Same.", (items[2], 2): "same."})
+    page = shown_page(LeakagePage, project, size=(1300, 800))
+    page.tabs.setCurrentWidget(page.decop)
+    tab = page.decop
+    tab.paraphraser.setCurrentIndex(tab.paraphraser.findText("writer"))
+    tab.source.choose_file(source)
+    messages["answer"] = False
+    tab.rewrite()
+    wait_idle(qtbot, tab)
+    (question,) = messages["questions"]
+    assert question.startswith("New paraphrases call a paid API. writer: ") and "6 requests" in question, question
+    assert project.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 9  # nothing sent
+    assert project.db.execute("SELECT COUNT(*) FROM leakage_passages").fetchone()[0] == 3  # the same passages
+
+    note = _for_the_tab(decop.lacking_message(decop.lacking_paraphrases(project, "writer", items), "writer"))
+    assert note.startswith("2 passage(s) lack three usable paraphrases by 'writer' and were not asked")
+    assert note.endswith("Press 'New paraphrases' to write new ones, then 'Paraphrase and ask' again.")
+    assert "palimpsest" not in note

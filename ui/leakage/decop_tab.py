@@ -184,7 +184,7 @@ class DecopTab(AnalysisTab):
         if is_paid(get_model(project, paraphraser)) and not confirmed:
             def estimate(state):
                 ids = lacking_ids(state)
-                return decop.estimate_regeneration(project, paraphraser, ids).describe() if ids else ""
+                return f"{paraphraser}: {decop.estimate_regeneration(project, paraphraser, ids).describe()}" if ids else ""
 
             self.start(estimate, "Estimating what new paraphrases cost", self._confirm_rewrite)
             return
