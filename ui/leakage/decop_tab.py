@@ -1,63 +1,143 @@
-"""The DE-COP tab: a model paraphrases the passages, the tested model picks the verbatim one among four
-options in balanced orders; accuracy per book against chance (25%)."""
+"""The DE-COP tab: a model paraphrases the passages, the tested model, told the book's title and author, picks
+the verbatim one among four options in every order (24 by default); per book the mean passage score against
+chance (25%), the passage as the unit; above the table, DE-COP's decision: suspect books against clean books
+(ROC AUC)."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QPushButton
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox
 
 from ui import dialogs
-from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, model_labels, refill_or_hint
+from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, hint, model_labels, refill_or_hint
 from ui.widgets.frame_table import Column, count, share
 from workbench.models.prices import is_paid
 from workbench.models.registry import get_model
 from workbench.probes.leakage import decop, passages
+from workbench.probes.leakage.decop_scores import describe_decision
 from workbench.run_failures import describe_outcome
 
 RUNNABLE = ("hf", "gguf", "openai")
 NO_MODEL = "(add a model on the Models page)"
+NO_CUTOFF = "none"
+WARNING_STYLE = "color: #b03a2e;"
 
 
 def p_value(value) -> str:
     return "" if value is None or value != value else f"{float(value):.2g}"
 
 
+def interval(row) -> str:
+    return "" if row["ci_low"] != row["ci_low"] else f"{row['ci_low']:.0%}-{row['ci_high']:.0%}"
+
+
+def group(row) -> str:
+    return row["group"] + (f" ({row['why']})" if row["why"] else "")
+
+
 class DecopTab(AnalysisTab):
     def __init__(self, ops, parent=None):
         super().__init__(ops, [
-            Column("book", "Book", stretch=True), Column("model", "Model"), Column("paraphraser", "Paraphrases by"),
-            Column("passages", "Passages", count, numeric=True), Column("answered", "Answered", count, numeric=True),
-            Column("unanswered", "No letter", count, numeric=True), Column("correct", "Correct", count, numeric=True),
-            Column("accuracy", "Accuracy", share, numeric=True),
-            Column("ci_low", "95% CI", compose=lambda r: "" if r["ci_low"] != r["ci_low"] else
-                   f"{r['ci_low']:.0%}-{r['ci_high']:.0%}"),
-            Column("p_value", "p (vs 25%)", p_value, numeric=True, tooltip="Two-sided exact binomial test"),
+            Column("book", "Book", stretch=True), Column("group", "Suspect or clean", compose=group,
+                                                         tooltip="Clean: tagged member=no, or published after the "
+                                                                 "training cutoff"),
+            Column("model", "Model"), Column("paraphraser", "Paraphrases by"),
+            Column("orders", "Orders", count, numeric=True, tooltip="Option orders per passage"),
+            Column("passages", "Passages", count, numeric=True, tooltip="Passages with an answer: the unit"),
+            Column("answered", "Answered", count, numeric=True),
+            Column("unanswered", "No letter", count, numeric=True),
+            Column("score", "Score", share, numeric=True,
+                   tooltip="Mean over passages of the share of orders in which the verbatim passage was picked"),
+            Column("ci_low", "95% CI", compose=interval, tooltip="Wilson interval with the passage as the trial"),
+            Column("p_value", "p (vs 25%)", p_value, numeric=True,
+                   tooltip="One-sided exact randomisation test, the passage as the unit"),
         ], parent=parent)
         self.model = QComboBox()
         self.paraphraser = QComboBox()
         self.source = SourceChooser()
         self.orders = QComboBox()
-        self.orders.addItem("4 orders (each position once)", 4)
         self.orders.addItem("all 24 orders", 24)
+        for orders in (20, 16, 12, 8, 4):
+            self.orders.addItem(f"{orders} orders (fewer)", orders)
+        self.orders.setToolTip(decop.ORDERS_HELP)
+        self.cutoff = QSpinBox()
+        self.cutoff.setRange(1899, 2100)
+        self.cutoff.setSpecialValueText(NO_CUTOFF)  # the minimum stands for no year
+        self.cutoff.setValue(self.cutoff.minimum())
+        self.cutoff.setToolTip("The last year of the model's training data: books published later count as clean. "
+                               "Left at 'none', the model's tag cutoff=YEAR (Models page) is used, if it has one.")
+        self.cutoff.valueChanged.connect(self.refresh)
         self.run_button = QPushButton("Paraphrase and ask")
         self.run_button.clicked.connect(self.run)
-        self.lay_out_settings((("Model tested", self.model), ("Paraphrases by", self.paraphraser)),
-                              (("Passages", self.source), ("Orders", self.orders), self.run_button))
+        self.rewrite_button = QPushButton("New paraphrases")
+        self.rewrite_button.setToolTip("Write new paraphrases for the passages without three usable ones")
+        self.rewrite_button.clicked.connect(self.rewrite)
+        self.warning = QLabel("")
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet(WARNING_STYLE)
+        self.warning.hide()
+        self.lay_out_settings((("Model tested", self.model), ("Paraphrases by", self.paraphraser),
+                               ("Training cutoff", self.cutoff)),
+                              (("Passages", self.source), ("Orders", self.orders), self.run_button,
+                               self.rewrite_button))
+        self.settings.layout().addWidget(self.warning)
+        self.decision = hint("")
+        self.decision.hide()
+        self.layout().insertWidget(self.layout().indexOf(self.table), self.decision)
+        self.model.currentIndexChanged.connect(self.show_warning)
+        self.paraphraser.currentIndexChanged.connect(self.show_warning)
+        self.refresh_on_choice(self.model)
 
     def refresh_choices(self) -> None:
         labels = model_labels(self.project, RUNNABLE)
         refill_or_hint(self.model, labels, NO_MODEL)
         refill_or_hint(self.paraphraser, labels, NO_MODEL)
+        self.show_warning()
+
+    def show_warning(self, *_) -> None:
+        model, paraphraser = self.model.currentData(), self.paraphraser.currentData()
+        text = decop.paraphraser_warning(self.project, model, paraphraser) if self.project is not None else ""
+        self.warning.setText(text)
+        self.warning.setVisible(bool(text))
+
+    def cutoff_year(self) -> int | None:
+        value = self.cutoff.value()
+        return None if value == self.cutoff.minimum() else value
 
     def results_reader(self):
-        return decop.accuracy_frame
+        model, cutoff = self.model.currentData(), self.cutoff_year()
 
-    def run(self, *, confirmed: bool = False) -> None:
+        def read(project):
+            books = decop.accuracy_frame(project, model, cutoff_year=cutoff)
+            decided = decop.decision_frame(project, model, cutoff_year=cutoff, books=books)
+            lines = [describe_decision(row) for _, row in decided.iterrows()]
+            if not books.empty:
+                lines.append(decop.cutoff_note(project, model, cutoff).replace(
+                    "give the year with --cutoff-year", "set 'Training cutoff' above"))
+            books.attrs["decision"] = "\n".join(lines)
+            return books
+
+        return read if model else None
+
+    def show_results(self, books) -> None:
+        self.table.show_frame(books)
+        text = books.attrs.get("decision", "")
+        self.decision.setText(text)
+        self.decision.setVisible(bool(text))
+
+    def _chosen(self) -> tuple[str, str] | None:
         model, paraphraser = self.model.currentData(), self.paraphraser.currentData()
         if self.require_project() is None:
-            return
+            return None
         if not model or not paraphraser:
             self.show_info("Add the model to test and the model that writes paraphrases (Models page) first.")
+            return None
+        return model, paraphraser
+
+    def run(self, *, confirmed: bool = False) -> None:
+        chosen = self._chosen()
+        if chosen is None:
             return
+        model, paraphraser = chosen
         project, source, orders = self.project, self.source.source(), self.orders.currentData()
         paid = [label for label in dict.fromkeys((paraphraser, model)) if is_paid(get_model(project, label))]
         if paid and not confirmed:
@@ -72,14 +152,63 @@ class DecopTab(AnalysisTab):
         def work(state):
             ids = passages.gather(project, source)
             paraphrased = decop.run_paraphrases(project, paraphraser, passage_ids=ids, state=state)
-            said = describe_outcome(project, paraphrased, f"Paraphrases by {paraphraser}")
+            said = [describe_outcome(project, paraphrased, f"Paraphrases by {paraphraser}")]
             if paraphrased.status == "cancelled":
-                return said
-            asked = decop.run_quiz(project, model, paraphraser, passage_ids=ids, orders=orders, state=state)
-            return said + "\n" + describe_outcome(project, asked, f"Questions to {model}")
+                return said[0]
+            lacking = decop.lacking_paraphrases(project, paraphraser, ids)
+            said.append(_for_the_tab(decop.lacking_message(lacking, paraphraser)))
+            if len(lacking) < len(set(ids)):
+                asked = decop.run_quiz(project, model, paraphraser, passage_ids=ids, orders=orders, state=state)
+                said.append(describe_outcome(project, asked, f"Questions to {model} ({orders} orders per passage)"))
+            return "\n".join(filter(None, said))
 
         self.start(work, f"DE-COP: {model}", self.summary.show_text)
 
     def _confirm(self, estimate: str) -> None:
         if dialogs.ask(self, f"DE-COP calls a paid API. {estimate} Go ahead?"):
             self.run(confirmed=True)
+
+    def rewrite(self, *, confirmed: bool = False) -> None:
+        """New paraphrases for the chosen passages that lack three usable ones."""
+        chosen = self._chosen()
+        if chosen is None:
+            return
+        _, paraphraser = chosen
+        project, source = self.project, self.source.source()
+
+        def lacking_ids(state) -> list[int]:
+            lacking = decop.lacking_paraphrases(project, paraphraser, passages.gather(project, source))
+            return [int(i) for i, problems in zip(lacking["item_id"], lacking["problems"])
+                    if problems != "none written yet"]
+
+        if is_paid(get_model(project, paraphraser)) and not confirmed:
+            def estimate(state):
+                ids = lacking_ids(state)
+                return f"{paraphraser}: {decop.estimate_regeneration(project, paraphraser, ids).describe()}" if ids else ""
+
+            self.start(estimate, "Estimating what new paraphrases cost", self._confirm_rewrite)
+            return
+
+        def work(state):
+            ids = lacking_ids(state)
+            if not ids:
+                return (f"Every passage with paraphrases by {paraphraser} has three usable ones; passages without "
+                        "any get them from 'Paraphrase and ask'.")
+            report = decop.regenerate(project, paraphraser, ids, state=state)
+            return describe_outcome(project, report, f"New paraphrases by {paraphraser} for {len(ids)} passage(s)")
+
+        self.start(work, f"New paraphrases by {paraphraser}", self.summary.show_text)
+
+    def _confirm_rewrite(self, estimate: str) -> None:
+        if not estimate:
+            self.summary.show_text("Every passage with paraphrases has three usable ones.")
+        elif dialogs.ask(self, f"New paraphrases call a paid API. {estimate} Go ahead?"):
+            self.rewrite(confirmed=True)
+
+
+def _for_the_tab(message: str) -> str:
+    """The core's note on passages without paraphrases, with the tab's button instead of the commands."""
+    if not message:
+        return ""
+    head = message.split(" See them with:")[0]
+    return head + " Press 'New paraphrases' to write new ones, then 'Paraphrase and ask' again."

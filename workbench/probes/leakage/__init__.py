@@ -15,7 +15,9 @@ Analyses (each a run kind of the job runner, raw answers stored first, derived w
 - ``frequency``    book frequency of n-grams against name-cloze accuracy (*Speak, Memory* section 6.2);
 - ``membership``   perplexity, zlib ratio, Min-K%, Min-K%++ and the reference-model ratio on open models;
 - ``surprisal``    word-level surprisal with the leading-white-space correction;
-- ``decop``        the DE-COP multiple-choice test (paraphrases, permuted options, accuracy against chance);
+- ``decop``        the DE-COP multiple-choice test (paraphrases, the question naming the book, every order of the
+                   options); ``decop_scores``: passage scores, the passage-level test against chance, and
+                   the decision (ROC AUC, suspect against clean books);
 - ``statistics``   Spearman, ROC AUC and binomial tests, each through scipy;
 - ``charts``       the figures; ``methods``: the methods text; ``commands``: ``palimpsest corpus|leakage|
                    membership|surprisal|decop``.

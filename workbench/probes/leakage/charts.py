@@ -193,10 +193,27 @@ def _membership_table(project: "Project", model: str | None = None, reference: s
     return membership.scores(project, model, reference=reference or None, k_percent=float(k))
 
 
-def _decop_table(project: "Project", model: str | None = None, **_: Any) -> pd.DataFrame:
+def _cutoff(value: Any) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise UserError(f"cutoff_year={value} is not a year: write the last year of the model's training data, "
+                        "such as 2023.") from None
+
+
+def _decop_table(project: "Project", model: str | None = None, cutoff_year: Any = None, **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage.decop import accuracy_frame
 
-    return accuracy_frame(project, model or None)
+    return accuracy_frame(project, model or None, cutoff_year=_cutoff(cutoff_year))
+
+
+def _decop_decision_table(project: "Project", model: str | None = None, cutoff_year: Any = None,
+                          **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage.decop import decision_frame
+
+    return decision_frame(project, model or None, cutoff_year=_cutoff(cutoff_year))
 
 
 def _corpora_table(project: "Project", **_: Any) -> pd.DataFrame:
@@ -225,7 +242,11 @@ register_table(TableSpec("leakage-frequency-correlations", "Leakage: frequency a
                          "Spearman's rho with p and bootstrap CI, overall and per group"))
 register_table(TableSpec("membership-scores", "Membership scores per passage", _membership_table,
                          "perplexity, zlib ratio, Min-K%, Min-K%++ and reference ratio"))
-register_table(TableSpec("decop-accuracy", "DE-COP accuracy per book", _decop_table,
-                         "answered, correct, accuracy with Wilson CI, binomial test against 25%"))
+register_table(TableSpec("decop-accuracy", "DE-COP score per book", _decop_table,
+                         "passages, orders, mean passage score with a Wilson CI over passages, passage-level test "
+                         "against 25%, suspect or clean"))
+register_table(TableSpec("decop-decision", "DE-COP decision: suspect against clean books", _decop_decision_table,
+                         "ROC AUC of book scores, suspect vs clean books (member=no or after the training cutoff), "
+                         "with bootstrap CI"))
 register_table(TableSpec("reference-corpora", "Reference corpora", _corpora_table,
                          "the project's n-gram indexes: kind, tokenizer, size, where"))

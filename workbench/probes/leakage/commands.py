@@ -143,7 +143,9 @@ def _register_decop(subparsers) -> None:
     p.add_argument("--model", required=True, metavar="LABEL", help="the model tested")
     p.add_argument("--paraphraser", required=True, metavar="LABEL", help="the model that writes the paraphrases")
     _source_argument(p)
-    p.add_argument("--orders", type=int, choices=[4, 24], default=4, help="option orders per passage (default 4)")
+    p.add_argument("--orders", type=int, choices=[4, 8, 12, 16, 20, 24], default=24, metavar="N",
+                   help="option orders per passage: all 24 (default, as DE-COP), or 4, 8, 12, 16 or 20 (each place "
+                        "of the verbatim passage equally often)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--retry-failed", action="store_true")
     add_yes_argument(p)
@@ -163,9 +165,18 @@ def _register_decop(subparsers) -> None:
     add_yes_argument(p)
     p.set_defaults(handler=cmd_decop_regenerate)
 
-    p = commands.add_parser("accuracy", help="accuracy per book against chance (25%%)")
+    p = commands.add_parser("accuracy", help="score per book (passage as unit) against chance; suspect vs clean books",
+                            description="Per book: the mean passage score (share of orders answered verbatim), its "
+                                        "interval and test against chance (25%%) with the passage as the unit. Then "
+                                        "DE-COP's decision: ROC AUC of book scores, suspect books against clean books "
+                                        "(tagged member=no, or published after the model's training cutoff).")
     add_project_argument(p)
     p.add_argument("--model", metavar="LABEL")
+    p.add_argument("--cutoff-year", type=int, metavar="YEAR",
+                   help="the last year of the model's training data: books published later count as clean (default: "
+                        "the model's tag cutoff=YEAR, else none)")
+    p.add_argument("--tag", default="member", help="the book tag holding yes/no (default 'member')")
+    p.add_argument("--auc", action="store_true", help="print the decision (ROC AUC, suspect vs clean books) instead")
     add_format_argument(p)
     p.set_defaults(handler=cmd_decop_accuracy)
 
@@ -285,6 +296,9 @@ def cmd_decop_run(args) -> int:
     from workbench.probes.leakage import decop, passages
 
     with opened(args.project) as project:
+        warning = decop.paraphraser_warning(project, args.model, args.paraphraser)
+        if warning:
+            print(f"Warning: {warning}", file=sys.stderr)
         ids = passages.gather(project, args.source, book_ids=args.book)
         estimates: dict = {}
 
@@ -301,9 +315,14 @@ def cmd_decop_run(args) -> int:
         status = report_run(paraphrased, args.project, f"Paraphrases by {args.paraphraser}")
         if paraphrased.status == "cancelled":
             return status
+        lacking = decop.lacking_message(decop.lacking_paraphrases(project, args.paraphraser, ids), args.paraphraser,
+                                        args.project)
+        if lacking:
+            print(lacking, file=sys.stderr)
         asked = decop.run_quiz(project, args.model, args.paraphraser, orders=args.orders, seed=args.seed,
-                               passage_ids=ids, retry_failed=args.retry_failed, state=progress_state("Asking"))
-    return max(status, report_run(asked, args.project, f"DE-COP questions to {args.model}"))
+                               passage_ids=ids, retry_failed=args.retry_failed,
+                               state=progress_state(f"Asking ({args.orders} orders per passage)"))
+    return max(status, 1 if lacking else 0, report_run(asked, args.project, f"DE-COP questions to {args.model}"))
 
 
 def cmd_decop_paraphrases(args) -> int:
@@ -326,8 +345,17 @@ def cmd_decop_regenerate(args) -> int:
 
 
 def cmd_decop_accuracy(args) -> int:
-    from workbench.probes.leakage.decop import accuracy_frame
+    from workbench.probes.leakage import decop
+    from workbench.probes.leakage.decop_scores import describe_decision
 
     with opened(args.project) as project:
-        print_frame(accuracy_frame(project, args.model), args.format)
+        books = decop.accuracy_frame(project, args.model, cutoff_year=args.cutoff_year, tag=args.tag)
+        decided = decop.decision_frame(project, args.model, cutoff_year=args.cutoff_year, tag=args.tag, books=books)
+        print_frame(decided if args.auc else books, args.format)
+        notes = [describe_decision(row) for _, row in decided.iterrows()]
+        notes.append(decop.cutoff_note(project, args.model, args.cutoff_year))
+        for model, paraphraser in sorted(set(zip(books["model"], books["paraphraser"]))):
+            notes.append(decop.paraphraser_warning(project, model, paraphraser))
+        for note in filter(None, notes):
+            print(note, file=sys.stderr)
     return 0

@@ -3,18 +3,25 @@
 1. **Paraphrases** (run kind ``decop-paraphrase``): a chosen model rewrites each passage three times
    (samples 0, 1, 2 of one request, temperature 0.7 by default, seeded), with the template
    ``decop-paraphrase``. The raw answers are stored; ``paraphrases_frame`` shows them for review. A
-   paraphrase that is empty or the passage itself is not usable. ``regenerate`` asks again for chosen
-   passages (three new samples; the newest three usable ones are the passage's current paraphrases).
-2. **Questions** (run kind ``decop``): the tested model sees the verbatim passage and its three
-   paraphrases as options A-D (template ``decop-quiz``) and names the published one. Each passage is
-   asked in several option orders, to cancel out a preference for a letter: by default 4, one order
-   per position of the verbatim passage (a seeded shuffle, then its four rotations), or all 24 as in
-   DE-COP. The orders follow from the seed, the passage and the order number, so scoring recomputes
-   them instead of trusting anything stored beside the answer.
-3. **Accuracy** per book: correct answers / answered questions (an answer naming no letter A-D is
-   *unanswered* and counted apart), with its Wilson interval and a two-sided exact binomial test
-   against chance (25%). The questions of one passage are not independent (same passage, other
-   orders), so the test is optimistic; the passage count is shown beside it.
+   paraphrase is refused (not usable) when it is empty, when it is the passage itself, or when it is the
+   same as a newer paraphrase of the passage (compared with white space and case normalised): the options
+   must be four different texts. ``regenerate`` asks again for chosen passages (three new samples; the
+   newest three usable ones are the passage's current paraphrases); ``lacking_paraphrases`` names the
+   passages without three, which are not asked. When the paraphraser is the model tested,
+   ``paraphraser_warning`` says why that weakens the test.
+2. **Questions** (run kind ``decop``): the tested model is told the book's title and author and sees the
+   verbatim passage and its three paraphrases as options A-D (template ``decop-quiz``); it names the one
+   printed in the book. Each passage is asked in all 24 orders of the options by default, as in DE-COP, so
+   that a preference for a letter cancels out; fewer (4, 8, ... 20) is an explicit choice, made of blocks of
+   four orders in which the verbatim text takes each place once. The orders follow from the seed, the
+   passage and the order number, so scoring recomputes them instead of trusting anything stored beside the
+   answer. Runs made with 4 orders before 24 became the default read as they were.
+3. **Scores** (``accuracy_frame``; the statistics in ``decop_scores``): the passage is the unit. A
+   passage's score is the share of its answered orders in which the model picked the verbatim text; a
+   book's score is the mean over its passages, with a Wilson interval over passages and an exact one-sided
+   randomisation test against chance (25%) with the passage as the unit. ``decision_frame`` is DE-COP's
+   decision: the ROC AUC of book scores, suspect books against clean books (tagged ``member=no``, or
+   published after the model's training cutoff: ``cutoff_year``, else the model's tag ``cutoff=YEAR``).
 """
 
 from __future__ import annotations
@@ -32,11 +39,11 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.registry import get_model, runnable_model
+from workbench.probes.leakage import decop_scores
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.runs import responses
-from workbench.probes.leakage.statistics import binomial
 from workbench.progress import TaskState
-from workbench.prompt_templates import get_template, register_kind, template_by_id
+from workbench.prompt_templates import get_template, register_kind, template_by_id, validate
 
 if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate
@@ -45,25 +52,50 @@ if TYPE_CHECKING:
 PARAPHRASE_KIND, QUIZ_KIND = "decop-paraphrase", "decop"
 PARAPHRASE_TEMPLATE, QUIZ_TEMPLATE = "decop-paraphrase", "decop-quiz"
 PARAPHRASES = 3
-ORDER_CHOICES = (4, 24)
+#: orders per passage: all 24 (the default, DE-COP's), or whole blocks of four (each place once per block)
+ORDER_CHOICES = (4, 8, 12, 16, 20, 24)
+DEFAULT_ORDERS = 24
 LETTERS = "ABCD"
 PARAPHRASE_MAX_TOKENS, QUIZ_MAX_TOKENS = 400, 4
-CHANCE = 0.25
-ACCURACY_COLUMNS = ["book", "book_id", "passages", "questions", "answered", "unanswered", "correct", "accuracy",
-                    "ci_low", "ci_high", "p_value", "model", "paraphraser"]
+CUTOFF_TAG = "cutoff"  # a model's tag holding the last year of its training data
+UNKNOWN_AUTHOR, UNKNOWN_TITLE = "an unknown author", "an untitled book"
+ACCURACY_COLUMNS = decop_scores.BOOK_COLUMNS
+CHANCE = decop_scores.CHANCE
+ORDERS_HELP = ("Ask each passage in all 24 option orders (the default, as DE-COP does), or in 4, 8, 12, 16 or 20 "
+               "orders, so that the verbatim text stands in each of the four places equally often.")
 
 register_kind(PARAPHRASE_TEMPLATE, required=["passage"], allowed=["passage"], description="DE-COP paraphrases")
-register_kind(QUIZ_TEMPLATE, required=["a", "b", "c", "d"], allowed=["a", "b", "c", "d"],
-              description="DE-COP four-option question")
+register_kind(QUIZ_TEMPLATE, required=["a", "b", "c", "d", "title", "author"],
+              allowed=["a", "b", "c", "d", "title", "author"], description="DE-COP four-option question")
 
 
 # ---------------------------------------------------------------------------------------------- paraphrases
+def normalised(text: str) -> str:
+    """The text as paraphrases are compared: white space runs made one space, case folded."""
+    return " ".join(text.split()).casefold()
+
+
 def clean_paraphrase(raw: str | None, passage: str) -> str | None:
-    """The paraphrase in a raw answer, or None when it is not usable (empty, or the passage itself)."""
+    """The paraphrase in a raw answer, or None when it is not usable (empty, or the passage itself once white
+    space and case are normalised)."""
     text = (raw or "").strip().strip('"\u201c\u201d').strip()
-    if not text or " ".join(text.split()) == " ".join(passage.split()):
+    if not text or normalised(text) == normalised(passage):
         return None
     return text
+
+
+def paraphraser_warning(project: "Project", model: str, paraphraser: str) -> str:
+    """A warning when the model tested also wrote the paraphrases (else an empty string)."""
+    if not model or not paraphraser:
+        return ""
+    try:
+        if get_model(project, model).id != get_model(project, paraphraser).id:
+            return ""
+    except UserError:  # a model removed since
+        return ""
+    return (f"The paraphrases are written by the model under test ('{model}'). It may pick out, or avoid, its own "
+            "wording rather than recognise the book, which moves its score for reasons that have nothing to do with "
+            "training data. Choose another model to write the paraphrases, or report this beside the results.")
 
 
 def run_paraphrases(project: "Project", paraphraser: str, source: str = "cloze", *,
@@ -109,7 +141,7 @@ def _generate(project: "Project", run_id: int, units: list[Unit], state, retry_f
 
 
 def estimate_costs(project: "Project", model: str, paraphraser: str, passage_ids: Sequence[int], *,
-                   orders: int = 4, seed: int = 0, max_tokens: int = PARAPHRASE_MAX_TOKENS
+                   orders: int = DEFAULT_ORDERS, seed: int = 0, max_tokens: int = PARAPHRASE_MAX_TOKENS
                    ) -> dict[str, "CostEstimate"]:
     """Per model label, what ``run_paraphrases`` and then ``run_quiz`` on these passages still cost at most:
     three paraphrases of each passage without three usable ones, and every question the model has not
@@ -126,12 +158,14 @@ def estimate_costs(project: "Project", model: str, paraphraser: str, passage_ids
                                  max_tokens, samples=PARAPHRASES, project=project)
     spec = runnable_model(project, model)
     quiz = get_template(project, QUIZ_TEMPLATE, kind=QUIZ_TEMPLATE)
+    names = book_names(project, ids)
     answered = _answered(project, spec.id, {"paraphraser_id": runnable_model(project, paraphraser).id, "orders": orders,
                                             "seed": seed})
     prompts = []
     for item in ids:
         options = [texts[item], *(text for _, text in current.get(item, [(0, texts[item])] * PARAPHRASES))]
-        prompt = quiz.render(**{letter.lower(): option for letter, option in zip(LETTERS, options)})
+        prompt = quiz.render(**{letter.lower(): option for letter, option in zip(LETTERS, options)},
+                             **names[item])
         prompts += [prompt] * sum(1 for number in range(orders) if (item, number) not in answered)
     asking = estimate_cost(spec, prompts, QUIZ_MAX_TOKENS, project=project)
     if model == paraphraser:
@@ -161,25 +195,40 @@ def _answered(project: "Project", model_id: int, config: dict[str, Any]) -> set[
 
 
 def _paraphrase_runs(project: "Project", paraphraser: str) -> pd.DataFrame:
-    spec = runnable_model(project, paraphraser)
+    spec = get_model(project, paraphraser)  # reading what is stored: any model
     return responses(project, PARAPHRASE_KIND, model_id=spec.id, ok_only=False)
 
 
 def paraphrases_frame(project: "Project", paraphraser: str) -> pd.DataFrame:
-    """Every paraphrase the model wrote: passage, sample, the text, whether it is usable and current."""
+    """Every paraphrase the model wrote: passage, sample, the text, whether it is usable and current, and why
+    not (``problem``: the request failed, empty, the passage itself, or the same as a newer paraphrase)."""
     found = _paraphrase_runs(project, paraphraser)
-    columns = ["book", "passage_id", "item_id", "sample", "usable", "current", "paraphrase", "status", "error", "run_id"]
+    columns = ["book", "passage_id", "item_id", "sample", "usable", "current", "problem", "paraphrase", "status",
+               "error", "run_id"]
     if found.empty:
         return pd.DataFrame(columns=columns)
     info = passage_store.passages_frame(project, sorted(found["item_id"].astype(int).unique())).set_index("passage_id")
     rows = []
-    for record in found.itertuples(index=False):
-        passage = info.loc[int(record.item_id), "text"]
-        text = clean_paraphrase(record.raw, passage) if record.status == "ok" else None
-        rows.append({"book": info.loc[int(record.item_id), "book"], "passage_id": info.loc[int(record.item_id), "source_key"],
-                     "item_id": int(record.item_id), "sample": int(record.sample), "usable": text is not None,
-                     "paraphrase": text if text is not None else (record.raw or ""), "status": record.status,
-                     "error": record.error or "", "run_id": int(record.run_id)})
+    # newest first, so that of two identical paraphrases the newer one is kept
+    for item, group in found.sort_values(["item_id", "sample"], ascending=[True, False]).groupby("item_id", sort=True):
+        passage = info.loc[int(item), "text"]
+        kept: dict[str, int] = {}
+        for record in group.itertuples(index=False):
+            text = clean_paraphrase(record.raw, passage) if record.status == "ok" else None
+            problem = ""
+            if record.status != "ok":
+                problem = "the request failed"
+            elif text is None:
+                problem = "empty" if not (record.raw or "").strip().strip('"\u201c\u201d').strip() else \
+                    "the passage itself"
+            elif normalised(text) in kept:
+                problem = f"the same as paraphrase {kept[normalised(text)]}"
+            else:
+                kept[normalised(text)] = int(record.sample)
+            rows.append({"book": info.loc[int(item), "book"], "passage_id": info.loc[int(item), "source_key"],
+                         "item_id": int(item), "sample": int(record.sample), "usable": not problem,
+                         "problem": problem, "paraphrase": text if text is not None else (record.raw or ""),
+                         "status": record.status, "error": record.error or "", "run_id": int(record.run_id)})
     frame = pd.DataFrame(rows)
     frame["current"] = False
     for item, group in frame[frame["usable"]].groupby("item_id"):
@@ -199,6 +248,41 @@ def current_paraphrases(project: "Project", paraphraser: str) -> dict[int, list[
             for item, group in frame.groupby("item_id")}
 
 
+def lacking_paraphrases(project: "Project", paraphraser: str, passage_ids: Sequence[int]) -> pd.DataFrame:
+    """The passages of ``passage_ids`` without three usable paraphrases by ``paraphraser`` (they are not asked):
+    book, passage, item id, usable paraphrases, and what is wrong with the others."""
+    columns = ["book", "passage_id", "item_id", "usable", "problems"]
+    ids = list(dict.fromkeys(int(i) for i in passage_ids))
+    table = paraphrases_frame(project, paraphraser)
+    current = set(table.loc[table["current"].astype(bool), "item_id"]) if not table.empty else set()
+    missing = [i for i in ids if i not in current]
+    if not missing:
+        return pd.DataFrame(columns=columns)
+    info = passage_store.passages_frame(project, missing).set_index("passage_id")
+    rows = []
+    for item in missing:
+        mine = table[table["item_id"] == item] if not table.empty else table
+        problems = [f"paraphrase {s}: {p}" for s, p in zip(mine["sample"], mine["problem"]) if p] if len(mine) else []
+        rows.append({"book": info.loc[item, "book"], "passage_id": info.loc[item, "source_key"], "item_id": item,
+                     "usable": int(mine["usable"].sum()) if len(mine) else 0,
+                     "problems": "; ".join(problems) or "none written yet"})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def lacking_message(lacking: pd.DataFrame, paraphraser: str, project_path: str = "PROJECT") -> str:
+    """What to tell the user about the passages of ``lacking_paraphrases`` (empty when there are none)."""
+    if lacking.empty:
+        return ""
+    ids = [str(i) for i in lacking["item_id"]]
+    listed = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+    shown = " --passage ".join(ids[:20])
+    return (f"{len(lacking)} passage(s) lack three usable paraphrases by '{paraphraser}' and were not asked "
+            f"(item {listed}): a paraphrase is refused when it is empty, the passage itself, or the same as "
+            f"another. See them with: palimpsest decop paraphrases {project_path} --paraphraser '{paraphraser}'. "
+            f"Write new ones with: palimpsest decop regenerate {project_path} --paraphraser '{paraphraser}' "
+            f"--passage {shown} (or 'New paraphrases' on the DE-COP tab), then run the questions again.")
+
+
 def _regeneration_run(project: "Project", paraphraser: str, passage_ids: Sequence[int]) -> tuple[int, pd.DataFrame]:
     """The paraphrase run new paraphrases of ``passage_ids`` go into, and their paraphrases so far."""
     found = _paraphrase_runs(project, paraphraser)
@@ -211,6 +295,7 @@ def _regeneration_run(project: "Project", paraphraser: str, passage_ids: Sequenc
 def regenerate(project: "Project", paraphraser: str, passage_ids: Sequence[int], *,
                state: TaskState | None = None) -> JobReport:
     """Three new paraphrases for each of ``passage_ids`` (the old ones stay stored, no longer current)."""
+    runnable_model(project, paraphraser)
     run_id, found = _regeneration_run(project, paraphraser, passage_ids)
     units = []
     for item in passage_ids:
@@ -221,14 +306,32 @@ def regenerate(project: "Project", paraphraser: str, passage_ids: Sequence[int],
 
 
 # ---------------------------------------------------------------------------------------------- questions
+def check_orders(orders: int) -> int:
+    if orders not in ORDER_CHOICES:
+        raise UserError(ORDERS_HELP)
+    return orders
+
+
 def option_order(seed: int, item: int, number: int, orders: int) -> tuple[int, ...]:
     """The options' order for question ``number`` of passage ``item``: 0 is the verbatim passage, 1-3 the
-    paraphrases. With 4 orders the verbatim passage takes each position once; with 24, every order."""
+    paraphrases. With 24 orders, every order (in the sequence earlier versions used); with fewer, blocks of
+    four: an order and its three rotations, so that in each block every text takes each place once. The
+    first block is a seeded shuffle and its rotations (what 4-order runs always asked), the other five in a
+    seeded sequence."""
     base = list(range(4))
     random.Random(f"{seed}:{item}").shuffle(base)
-    if orders == 4:
-        return tuple(base[number:] + base[:number])
-    return tuple(itertools.permutations(base))[number]
+    if orders == 24:
+        return tuple(itertools.permutations(base))[number]
+    block, turn = divmod(number, 4)
+    first = _blocks(seed, item, base)[block]
+    return tuple(first[turn:] + first[:turn])
+
+
+def _blocks(seed: int, item: int, base: list[int]) -> list[list[int]]:
+    """The six blocks of four orders (each a set of rotations), named by their order starting with base[0]."""
+    others = sorted({tuple(p) for p in itertools.permutations(base) if p[0] == base[0]} - {tuple(base)})
+    random.Random(f"{seed}:{item}:blocks").shuffle(others)
+    return [base, *(list(o) for o in others)]
 
 
 def answer_letter(raw: str | None) -> str | None:
@@ -237,22 +340,39 @@ def answer_letter(raw: str | None) -> str | None:
     return match.group(1) if match else None
 
 
-def run_quiz(project: "Project", model: str, paraphraser: str, *, orders: int = 4, seed: int = 0,
+def book_names(project: "Project", passage_ids: Sequence[int]) -> dict[int, dict[str, str]]:
+    """Passage id -> the title and author the question names (the passage's label when it has no book; a
+    stand-in when either is unknown)."""
+    ids = list(dict.fromkeys(int(i) for i in passage_ids))
+    frame = passage_store.passages_frame(project, ids)
+    authors = {int(i): a for i, a in project.db.execute("SELECT id, author FROM books").fetchall()}
+    names = {}
+    for item, book_id, title in zip(frame["passage_id"], frame["book_id"], frame["book"]):
+        author = authors.get(int(book_id)) if pd.notna(book_id) else None
+        names[int(item)] = {"title": str(title or "").strip() or UNKNOWN_TITLE,
+                            "author": str(author or "").strip() or UNKNOWN_AUTHOR}
+    return names
+
+
+def run_quiz(project: "Project", model: str, paraphraser: str, *, orders: int = DEFAULT_ORDERS, seed: int = 0,
              passage_ids: Sequence[int] | None = None, params: dict[str, Any] | None = None,
              state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
-    """Ask ``model`` every question for the passages that have three current paraphrases by ``paraphraser``."""
-    if orders not in ORDER_CHOICES:
-        raise UserError("Ask each passage in 4 option orders (each position once) or all 24.")
+    """Ask ``model`` every question for the passages that have three current paraphrases by ``paraphraser``
+    (``lacking_paraphrases`` names the others)."""
+    check_orders(orders)
     spec = runnable_model(project, model)
     current = current_paraphrases(project, paraphraser)
     ids = [i for i in (passage_ids if passage_ids is not None else sorted(current)) if i in current]
     if not ids:
         raise UserError(f"No passage has three usable paraphrases by '{paraphraser}' yet. Make them first "
-                        "(palimpsest decop run), or regenerate the unusable ones.")
+                        "(palimpsest decop run), or regenerate the unusable ones (palimpsest decop regenerate).")
     template = get_template(project, QUIZ_TEMPLATE, kind=QUIZ_TEMPLATE)
+    validate(QUIZ_TEMPLATE, template.body, template.label)  # an older version may not name the book
     paraphraser_id = runnable_model(project, paraphraser).id
+    names = book_names(project, ids)
     config = {"passage_ids": ids, "paraphraser_id": paraphraser_id, "orders": orders, "seed": seed,
-              "paraphrase_samples": {str(i): [s for s, _ in current[i]] for i in ids}}
+              "paraphrase_samples": {str(i): [s for s, _ in current[i]] for i in ids},
+              "names": {str(i): names[i] for i in ids}}
     generation = GenerationParams.from_dict({"temperature": 0.0, "max_tokens": QUIZ_MAX_TOKENS, "seed": 0,
                                              **(params or {})})
     run_id = find_or_create_run(project, QUIZ_KIND, model_id=spec.id, template_id=template.id,
@@ -269,22 +389,27 @@ def _ask(project: "Project", run_id: int, state, retry_failed: bool) -> JobRepor
 
 
 def _options(project: "Project", config: dict[str, Any]) -> dict[tuple[int, int], dict[str, str]]:
-    """(passage, question) -> the texts of options a-d, from the paraphrase samples the run names."""
+    """(passage, question) -> the texts of options a-d and the book's title and author, from the paraphrase
+    samples and the names the run's config holds (runs made before questions named the book: today's names,
+    which their template does not use)."""
     ids = [int(i) for i in config["passage_ids"]]
     texts = passage_store.passage_texts(project, ids)
     stored = responses(project, PARAPHRASE_KIND, model_id=int(config["paraphraser_id"]))
     by_key = {(int(i), int(s)): raw for i, s, raw in zip(stored["item_id"], stored["sample"], stored["raw"])}
+    names = config.get("names") or book_names(project, ids)
     options = {}
     for item in ids:
         choices = [texts[item]]
         for sample in config["paraphrase_samples"][str(item)]:
             text = clean_paraphrase(by_key.get((item, int(sample))), texts[item])
             if text is None:
-                raise UserError(f"A paraphrase this run was made with (passage {item}) is no longer stored.")
+                raise UserError(f"A paraphrase this run was made with (passage {item}) is no longer stored or no "
+                                "longer usable. Start the questions again (palimpsest decop run).")
             choices.append(text)
+        named = names.get(str(item)) or names.get(item) or {"title": UNKNOWN_TITLE, "author": UNKNOWN_AUTHOR}
         for number in range(int(config["orders"])):
             order = option_order(int(config["seed"]), item, number, int(config["orders"]))
-            options[(item, number)] = {letter.lower(): choices[o] for letter, o in zip(LETTERS, order)}
+            options[(item, number)] = {**{letter.lower(): choices[o] for letter, o in zip(LETTERS, order)}, **named}
     return options
 
 
@@ -305,54 +430,125 @@ register_resumer(PARAPHRASE_KIND, resume_paraphrases)
 register_resumer(QUIZ_KIND, resume_quiz)
 
 
+
+
 # ---------------------------------------------------------------------------------------------- results
+ANSWER_COLUMNS = ["book", "book_id", "passage_id", "item_id", "question", "expected", "answer", "picked", "correct",
+                  "status", "raw", "run_id", "paraphraser_id", "paraphraser", "orders", "seed", "model"]
+
+
+def _settings(project: "Project", model_id: int) -> list[dict[str, int]]:
+    """The distinct (paraphraser, orders, seed) of the model's question runs."""
+    found = set()
+    for (config,) in project.db.execute("SELECT config FROM runs WHERE kind = ? AND model_id = ?", [QUIZ_KIND, model_id]):
+        config = json.loads(config or "{}")
+        found.add((int(config["paraphraser_id"]), int(config["orders"]), int(config["seed"])))
+    return [{"paraphraser_id": p, "orders": o, "seed": s} for p, o, s in sorted(found)]
+
+
 def answers_frame(project: "Project", model: str) -> pd.DataFrame:
-    """Every question asked of ``model``: passage, order, the letter expected, the answer, correct."""
+    """Every question asked of ``model``: passage, order, the letter expected, the answer, which text it picked
+    (0: the verbatim passage, 1-3: the paraphrases), correct. Runs with other paraphrases, orders or seeds are
+    read apart (an answer of one never stands in for the same-numbered question of another)."""
+    from workbench.models.registry import list_models
 
     spec = get_model(project, model)
-    found = responses(project, QUIZ_KIND, model_id=spec.id, ok_only=False)
-    columns = ["book", "book_id", "passage_id", "item_id", "question", "expected", "answer", "correct", "status",
-               "raw", "run_id"]
-    if found.empty:
-        return pd.DataFrame(columns=columns)
+    names = {m.id: m.label for m in list_models(project)}
+    found = [responses(project, QUIZ_KIND, model_id=spec.id, config_filter=settings, ok_only=False)
+             for settings in _settings(project, spec.id)]
+    found = [f for f in found if not f.empty]
+    if not found:
+        return pd.DataFrame(columns=ANSWER_COLUMNS)
+    found = pd.concat(found, ignore_index=True)
     info = passage_store.passages_frame(project, sorted(found["item_id"].astype(int).unique())).set_index("passage_id")
     rows = []
     for record in found.itertuples(index=False):
         config = json.loads(record.config)
-        order = option_order(int(config["seed"]), int(record.item_id), int(record.sample), int(config["orders"]))
-        expected = LETTERS[order.index(0)]
+        orders, item = int(config["orders"]), int(record.item_id)
+        order = option_order(int(config["seed"]), item, int(record.sample), orders)
         letter = answer_letter(record.raw) if record.status == "ok" else None
-        rows.append({"book": info.loc[int(record.item_id), "book"], "book_id": info.loc[int(record.item_id), "book_id"],
-                     "passage_id": info.loc[int(record.item_id), "source_key"], "item_id": int(record.item_id),
-                     "question": int(record.sample), "expected": expected, "answer": letter or "",
-                     "correct": None if letter is None else letter == expected, "status": record.status,
+        picked = None if letter is None else order[LETTERS.index(letter)]
+        rows.append({"book": info.loc[item, "book"], "book_id": info.loc[item, "book_id"],
+                     "passage_id": info.loc[item, "source_key"], "item_id": item, "question": int(record.sample),
+                     "expected": LETTERS[order.index(0)], "answer": letter or "", "picked": picked,
+                     "correct": None if picked is None else picked == 0, "status": record.status,
                      "raw": record.raw or record.error or "", "run_id": int(record.run_id),
-                     "paraphraser_id": int(config["paraphraser_id"])})
-    return pd.DataFrame(rows)
+                     "paraphraser_id": int(config["paraphraser_id"]),
+                     "paraphraser": names.get(int(config["paraphraser_id"]), f"model {config['paraphraser_id']}"),
+                     "orders": orders, "seed": int(config["seed"]), "model": spec.label})
+    return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
 
 
-def accuracy_frame(project: "Project", model: str | None = None) -> pd.DataFrame:
-    """Per model and book: answered questions, correct, accuracy with its Wilson interval, the binomial
-    test against 25%."""
+def model_cutoff(project: "Project", model: str, cutoff_year: int | None = None) -> tuple[int | None, str]:
+    """The training cutoff year used for ``model`` and where it comes from: ``cutoff_year`` when given, else the
+    model's tag ``cutoff=YEAR`` (Models page), else none."""
+    if cutoff_year is not None:
+        return int(cutoff_year), "given"
+    tagged = (get_model(project, model).tags or {}).get(CUTOFF_TAG, "").strip()
+    if not tagged:
+        return None, ""
+    try:
+        return int(tagged), f"the model's tag {CUTOFF_TAG}={tagged}"
+    except ValueError:
+        raise UserError(f"The model '{model}' has the tag {CUTOFF_TAG}={tagged}, which is not a year. Write the last "
+                        "year of its training data, such as 2023 (Models page).") from None
+
+
+def _tested(project: "Project", model: str | None) -> list[str]:
     from workbench.models.registry import list_models
 
     names = {m.id: m.label for m in list_models(project)}
     asked = {row[0] for row in project.db.execute("SELECT DISTINCT model_id FROM runs WHERE kind = ?", [QUIZ_KIND])}
-    labels = [model] if model else [names[i] for i in sorted(asked) if i in names]
-    rows = []
-    for label in labels:
-        answers = answers_frame(project, label)
-        if answers.empty:
+    return [model] if model else [names[i] for i in sorted(asked) if i in names]
+
+
+def accuracy_frame(project: "Project", model: str | None = None, *, cutoff_year: int | None = None,
+                   tag: str = "member") -> pd.DataFrame:
+    """Per model, paraphrases, orders and book: passages, questions, the book score (mean passage score) with
+    its Wilson interval over passages and the passage-level test against chance (25%), and whether the book
+    is suspect or clean (``decop_scores``)."""
+    from workbench.corpus.library import books_frame
+    from workbench.probes.leakage.membership import member_labels
+
+    books, members = books_frame(project), member_labels(project, tag)
+    frames = []
+    for label in _tested(project, model):
+        scores = decop_scores.passage_scores(answers_frame(project, label))
+        if scores.empty:
             continue
-        answers = answers[answers["status"] == "ok"]
-        for (book_id, paraphraser_id), group in answers.groupby(["book_id", "paraphraser_id"], dropna=False, sort=True):
-            answered = group[group["correct"].notna()]
-            correct = int(answered["correct"].astype(bool).sum())
-            test = binomial(correct, len(answered), CHANCE)
-            rows.append({"book": group["book"].iloc[0], "book_id": book_id, "passages": group["item_id"].nunique(),
-                         "questions": len(group), "answered": len(answered), "unanswered": len(group) - len(answered),
-                         "correct": correct, "accuracy": test.rate, "ci_low": test.ci_low, "ci_high": test.ci_high,
-                         "p_value": test.p_value, "model": label, "paraphraser": names.get(int(paraphraser_id), "")})
-    frame = pd.DataFrame(rows, columns=ACCURACY_COLUMNS)
+        cutoff, _ = model_cutoff(project, label, cutoff_year)
+        frames.append(decop_scores.book_scores(scores, decop_scores.book_groups(books, members, cutoff)))
+    if not frames:
+        return pd.DataFrame(columns=ACCURACY_COLUMNS)
+    frame = pd.concat(frames, ignore_index=True)
     frame["book_id"] = frame["book_id"].astype("Int64")
     return frame
+
+
+def decision_frame(project: "Project", model: str | None = None, *, cutoff_year: int | None = None,
+                   tag: str = "member", books: pd.DataFrame | None = None) -> pd.DataFrame:
+    """DE-COP's decision per model, paraphrases and orders: the ROC AUC of book scores, suspect against clean
+    books, with its bootstrap interval (``books``: ``accuracy_frame``'s result, if read already)."""
+    books = accuracy_frame(project, model, cutoff_year=cutoff_year, tag=tag) if books is None else books
+    rows = []
+    for label, part in books.groupby("model", sort=True) if not books.empty else []:
+        cutoff, source = model_cutoff(project, label, cutoff_year)
+        decided = decop_scores.decision(part, cutoff)
+        decided["cutoff_from"] = source
+        rows.append(decided)
+    if not rows:
+        return pd.DataFrame(columns=[*decop_scores.DECISION_COLUMNS, "cutoff_from"])
+    return pd.concat(rows, ignore_index=True)
+
+
+def cutoff_note(project: "Project", model: str | None = None, cutoff_year: int | None = None) -> str:
+    """Where the training cutoff of each model tested comes from, in a plain sentence."""
+    parts = []
+    for label in _tested(project, model):
+        cutoff, source = model_cutoff(project, label, cutoff_year)
+        parts.append(f"{label}: {cutoff} ({source})" if cutoff is not None else f"{label}: none given")
+    if not parts:
+        return ""
+    return ("Training cutoff (books published after it count as clean): " + "; ".join(parts) + ". Palimpsest does "
+            f"not know when a model's training data end: give the year with --cutoff-year, or tag the model "
+            f"{CUTOFF_TAG}=YEAR on the Models page.")

@@ -53,7 +53,9 @@ def leakage_facts(project: "Project", run: dict) -> RunFacts:
             paraphraser = get_model(project, int(config["paraphraser_id"])).label
         except Exception:  # the model was removed since
             paraphraser = f"model {config.get('paraphraser_id')}"
-        facts.update(orders=config.get("orders"), seed=config.get("seed"), paraphraser=paraphraser)
+        facts.update(orders=config.get("orders"), seed=config.get("seed"), paraphraser=paraphraser,
+                     paraphraser_tested=int(config["paraphraser_id"]) == run.get("model_id"),
+                     names_book=bool(config.get("names")))
     items = passages * int(config.get("orders") or 1) if run["kind"] == decop.QUIZ_KIND else passages
     return RunFacts({"leakage": facts}, items=items)
 
@@ -78,7 +80,12 @@ def leakage_lines(run: dict, _seen: dict[str, int]) -> list[str]:
                      f"from each, seed {facts['seed']}.")
     if facts.get("orders"):
         lines.append(f"- **Questions:** {facts['orders']} option orders per passage (seed {facts['seed']}); "
-                     f"paraphrases by {facts['paraphraser']}.")
+                     f"paraphrases by {facts['paraphraser']}"
+                     + ("; the question named the book's title and author" if facts.get("names_book") else
+                        "; the question did not name the book (a run made before questions named it)") + ".")
+        if facts.get("paraphraser_tested"):
+            lines.append("- **Caution:** the paraphrases were written by the model under test, which may pick out "
+                         "(or avoid) its own wording rather than recognise the book.")
     return lines
 
 
@@ -130,12 +137,29 @@ def leakage_paragraph(runs: list[dict]) -> str:
             "space by multiplying with the probability that the next token begins a new word and dividing by the "
             "same probability before the word (Pimentel and Meister 2024; Oh and Schuler 2024).")
     if kinds & {decop.PARAPHRASE_KIND, decop.QUIZ_KIND}:
+        orders = sorted({int(r["leakage"]["orders"]) for r in runs if r["kind"] == decop.QUIZ_KIND
+                         and (r.get("leakage") or {}).get("orders")})
+        said = " and ".join(str(o) for o in orders) or str(decop.DEFAULT_ORDERS)
         parts.append(
-            f"DE-COP test: a model wrote {decop.PARAPHRASES} paraphrases of each passage (stored and reviewable; "
-            "unusable ones regenerated); the tested model was shown the verbatim passage and the three paraphrases "
-            "as options A-D in balanced orders (each position of the verbatim passage equally often) and asked "
-            "which was the published text. The first standalone letter A-D of the answer is taken; answers with "
-            "none are counted as unanswered and left out of the accuracy, which is compared with chance (25%).")
+            f"DE-COP test (after Duarte et al. 2024): a model wrote {decop.PARAPHRASES} paraphrases of each passage "
+            "(stored and reviewable); a paraphrase that was empty, the passage itself, or the same as another "
+            "paraphrase of it (white space and case ignored) was refused, and a passage without three usable ones "
+            "was not asked until they were rewritten. The tested model was told the book's title and author, shown "
+            "the verbatim passage and the three paraphrases as options A-D, and asked which is printed in the book, "
+            f"in {said} option orders per passage (24: every order, as in DE-COP; fewer: blocks of four orders in "
+            "which the verbatim passage takes each place once), so that a preference for a letter cancels out. The "
+            "first standalone letter A-D of the answer is taken; answers with none are counted as unanswered and "
+            "left out. The passage is the unit of analysis, since a passage's answers in its several orders are "
+            "not independent: a passage's score is the share of its answered orders in which the verbatim text "
+            "was picked, and a book's score the mean of its passages' scores (DE-COP's book accuracy when every "
+            "order is answered). A score above chance shows that the model tells the printed text from the "
+            "paraphrases, which can happen without training on the book (through the paraphrases' style, say), so "
+            "it is not by itself evidence of training. Following DE-COP's decision, books were divided into suspect books and clean "
+            "books (tagged as not members, or published after the model's training cutoff year as given), and the "
+            "ROC AUC of book scores, suspect against clean, is reported. Unlike DE-COP, answers are letters, not "
+            "option probabilities, so there is no calibration of the probabilities beyond balancing the orders; "
+            "and the AUC is the threshold-free area under the ROC curve, not the area of predictions thresholded "
+            "at the best cut-off found on the same books.")
     return " ".join(parts)
 
 
@@ -149,10 +173,25 @@ def leakage_statistics() -> list[Statistic]:
                   f"for how well each membership score separates member from non-member books ({LEVEL}, "
                   f"{RESAMPLES:,} resamples drawn within each group, seed 0)",
                   "scipy `mannwhitneyu` and `bootstrap`"),
-        Statistic(f"Exact two-sided binomial test against 25% and a Wilson score interval ({LEVEL})",
-                  "for DE-COP accuracy per book (questions on one passage in different orders are not independent, "
-                  "so the test is optimistic)",
-                  "scipy `binomtest`, statsmodels `proportion_confint` (method 'wilson')"),
+        Statistic(f"Wilson score interval ({LEVEL}) with the passage as the trial (the sum of passage scores out of "
+                  "the number of passages)",
+                  "for a book's DE-COP score; a score in [0, 1] with mean m has variance at most m(1 - m), so the "
+                  "interval is at least as wide as a normal-theory interval for the mean, and it keeps a width when "
+                  "every passage scores 1", "statsmodels `proportion_confint` (method 'wilson')"),
+        Statistic("Exact one-sided randomisation test of the mean passage score against 25%, the passage as the "
+                  "unit",
+                  "for whether a model tells the verbatim passage from its paraphrases better than chance: if it "
+                  "cannot, its answers would be the same whichever of the four texts were the published one, so "
+                  "each passage's score is one of its four pick shares with probability 1/4; the p-value is the "
+                  "chance of a sum of passage scores at least as large (exact by convolution; 100,000 seeded Monte "
+                  "Carlo draws when the grid is too fine). With every passage answered alike in all its orders it "
+                  "is the exact one-sided binomial test of the passages recognised. A t-test or Wilcoxon test would "
+                  "assume a normal or symmetric distribution of scores bounded in [0, 1]; counting each order as a "
+                  "trial would treat dependent answers as independent and overstate the evidence",
+                  "numpy (convolution), checked against scipy `binomtest`"),
+        Statistic("ROC AUC of DE-COP book scores, suspect against clean books, with a percentile bootstrap interval",
+                  f"for DE-COP's decision ({LEVEL}, {RESAMPLES:,} resamples drawn within each group, seed 0)",
+                  "scipy `mannwhitneyu` and `bootstrap`"),
     ]
 
 
