@@ -224,3 +224,38 @@ def test_answers_stored_before_the_fix_are_not_given_a_circular_chance(project, 
     again = overlap.run_overlap(project, "target", str(passage_file))
     assert again.run_id != first.run_id and again.processed == 1  # asked again in the new layout
     assert overlap.overlap_frame(project, "target").iloc[0]["unlikely_by_chance"]
+
+
+def test_the_command_table_and_methods_name_the_chance_model(project, tmp_path, passage_file, capsys):
+    import csv
+    import io
+
+    from workbench.cli import main
+    from workbench.export.methods import methods_record, methods_text
+
+    _corpus_with_copies(project, tmp_path / "target", "target", OTHER_TEXTS, PASSAGE, 2)
+    corpora.build_corpus(project, "giga", [write_corpus(tmp_path / "giga")])
+    path = str(project.path)
+    assert main(["leakage", "overlap", path, "--corpus", "target", "--source", str(passage_file), "--format",
+                 "csv"]) == 0
+    out = capsys.readouterr()
+    [row] = list(csv.DictReader(io.StringIO(out.out)))
+    assert row["chance_model"].startswith("5-gram on the same corpus, the match's own occurrences removed")
+    assert "Dirichlet smoothing (mu = 1), add-one unigrams" in row["chance_model"]
+    assert row["chance_removed"] == "2"
+    assert "Chance model: 5-gram on the same corpus" in out.err
+    assert main(["leakage", "overlap", path, "--corpus", "target", "--background", "giga", "--source",
+                 str(passage_file), "--format", "csv"]) == 0
+    [row] = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert row["chance_model"].startswith("5-gram on the background corpus 'giga'")
+    assert main(["leakage", "overlap", path, "--corpus", "target", "--background", "target"]) == 1
+    assert "another corpus" in capsys.readouterr().err
+    text = methods_text(project)
+    procedure, rest = text.split("## Models")
+    assert "c(g) - f m(g, s)" in procedure and "background corpus was named ('giga')" in procedure
+    assert "- **Chance model:** 5-gram on the same corpus, the match's own occurrences removed" in rest
+    assert "- **Background corpus (chance model):** 'giga', 4 documents" in rest
+    assert "counts of the overlaps in a background corpus (chance model)" in rest
+    record = methods_record(project)
+    kinds = {r["kind"]: r for r in record["runs"]}
+    assert kinds["leakage-chance"]["leakage"]["background"]["name"] == "giga"

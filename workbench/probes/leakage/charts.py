@@ -4,6 +4,8 @@ Charts (options as ``key=value``; ``corpus`` names a reference corpus, ``model``
 
 - ``leakage-overlap``: each passage's longest overlap against its length, with the y = x line (the
   whole passage occurs) and the overlaps unlikely to be chance in red (the leakage study's Figure 1);
+  ``background`` names the corpus the chance is estimated on (default: the same corpus less the match's
+  own occurrences), and the chance model is written under the figure;
 - ``leakage-overlap-frequency``: the longest overlap's frequency in the corpus against its length
   (Figure 2);
 - ``leakage-frequency``: book frequency in the corpus against name-cloze accuracy, with Spearman's rho
@@ -44,12 +46,21 @@ def _corpus(project: "Project", corpus: str | None) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- overlap
-def overlap_chart_frame(project: "Project", corpus: str | None = None, **_: Any) -> pd.DataFrame:
+def overlap_chart_frame(project: "Project", corpus: str | None = None, background: str | None = None,
+                        **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage.overlap import overlap_frame
 
-    frame = overlap_frame(project, _corpus(project, corpus))
+    frame = overlap_frame(project, _corpus(project, corpus), background=background or None)
     return frame[["corpus", "book", "passage_id", "item_id", "tokens", "longest", "frequency", "log_prob", "chance_p",
-                  "unlikely_by_chance", "longest_text"]]
+                  "unlikely_by_chance", "chance_model", "longest_text"]]
+
+
+def _chance_caption(fig: "Figure", frame: pd.DataFrame) -> None:
+    """The chance model under the figure (the one most rows have; passages without an estimate say why in
+    the CSV)."""
+    if "chance_model" in frame and not frame.empty:
+        fig.text(0.01, 0.005, f"Chance: {frame['chance_model'].mode().iloc[0]}", fontsize=6, ha="left", va="bottom",
+                 wrap=True)
 
 
 def _scatter_flagged(ax, frame: pd.DataFrame, x: str, y: str) -> None:
@@ -71,6 +82,7 @@ def draw_overlap(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax.set_xlabel("passage length (tokens)")
     ax.set_ylabel("longest overlap (tokens)")
     ax.set_title(f"Longest overlap with {frame['corpus'].iloc[0]} ({len(frame)} passages)")
+    _chance_caption(fig, frame)
 
 
 def draw_overlap_frequency(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
@@ -82,6 +94,7 @@ def draw_overlap_frequency(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None
     ax.set_xlabel("longest overlap (tokens)")
     ax.set_ylabel("its frequency in the corpus")
     ax.set_title(f"Frequency of the longest overlap in {frame['corpus'].iloc[0]}")
+    _chance_caption(fig, frame)
 
 
 # ---------------------------------------------------------------------------------------------- book frequency
@@ -160,10 +173,11 @@ def draw_membership(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- tables
-def _overlap_table(project: "Project", corpus: str | None = None, **_: Any) -> pd.DataFrame:
+def _overlap_table(project: "Project", corpus: str | None = None, background: str | None = None,
+                   **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage.overlap import overlap_frame
 
-    return overlap_frame(project, corpus or None)
+    return overlap_frame(project, corpus or None, background=background or None)
 
 
 def _frequency_table(project: "Project", corpus: str | None = None, model: str | None = None,
@@ -218,7 +232,8 @@ register_chart(ChartSpec("membership-scores", "Membership scores by member tag",
                          draw_membership, "Per-book membership scores of known members and non-members, with ROC AUC",
                          size_inches=(12.0, 3.6)))
 register_table(TableSpec("leakage-overlap", "Leakage: overlap per passage", _overlap_table,
-                         "longest shared sequence, its frequency, share of the passage, log-probability and chance"))
+                         "longest shared sequence, its frequency, share of the passage, log-probability and chance "
+                         "(background=CORPUS: the chance from another corpus's counts), and the chance model"))
 register_table(TableSpec("leakage-frequency", "Leakage: book frequency", _frequency_table,
                          "mean n-gram count per book in a corpus, with name-cloze accuracy"))
 register_table(TableSpec("leakage-frequency-correlations", "Leakage: frequency against accuracy", _correlation_table,

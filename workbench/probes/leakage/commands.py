@@ -79,6 +79,10 @@ def _register_leakage(subparsers) -> None:
     p = commands.add_parser("overlap", help="longest sequence each passage shares with the corpus (queries what is missing)")
     add_project_argument(p)
     p.add_argument("--corpus", required=True, metavar="NAME")
+    p.add_argument("--background", metavar="CORPUS",
+                   help="estimate the chance of each overlap on this other corpus of the project (local or remote), "
+                        "as the leakage study does on Gigaword; default: the same corpus with the overlap's own "
+                        "occurrences taken out of the counts")
     _source_argument(p)
     p.add_argument("--positions", action="store_true", help="add the longest match ending at every token")
     p.add_argument("--retry-failed", action="store_true")
@@ -215,14 +219,28 @@ def cmd_corpus_remove(args) -> int:
 
 def cmd_overlap(args) -> int:
     from workbench.probes.leakage import passages
-    from workbench.probes.leakage.overlap import overlap_frame, run_overlap
+    from workbench.probes.leakage.corpora import get_corpus
+    from workbench.probes.leakage.overlap import chance_model, overlap_frame, run_background, run_overlap
 
     with opened(args.project) as project:
+        if args.background:
+            get_corpus(project, args.background)  # known, before anything is asked
+            if args.background == args.corpus:
+                raise UserError("--background must name another corpus than --corpus: the chance of an overlap is "
+                                "estimated on text that does not hold it. Leave --background out to use the same "
+                                "corpus with the overlap's own occurrences removed.")
         ids = passages.gather(project, args.source, book_ids=args.book)
         report = run_overlap(project, args.corpus, passage_ids=ids, retry_failed=args.retry_failed,
                              state=progress_state(f"Overlap with {args.corpus}"))
         status = report_run(report, args.project, f"Overlap with {args.corpus}", out=sys.stderr)
-        print_frame(overlap_frame(project, args.corpus, passage_ids=ids, positions=args.positions), args.format)
+        if args.background and report.status != "cancelled":
+            counted = run_background(project, args.corpus, args.background, passage_ids=ids,
+                                     retry_failed=args.retry_failed,
+                                     state=progress_state(f"Counting the overlaps in {args.background}"))
+            status = max(status, report_run(counted, args.project, f"Counts in {args.background}", out=sys.stderr))
+        print(f"Chance model: {chance_model(args.background).describe()}.", file=sys.stderr)
+        print_frame(overlap_frame(project, args.corpus, background=args.background, passage_ids=ids,
+                                  positions=args.positions), args.format)
     return status
 
 
