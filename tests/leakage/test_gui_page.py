@@ -73,7 +73,8 @@ def test_cancel_stops_an_index_build(qtbot, page, tmp_path, messages):
     assert not messages["errors"]
 
 
-def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, tiny_causal_dir, messages):
+def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, tiny_causal_dir, messages, tmp_path):
+    tab_png = tmp_path / "membership-tab.png"
     from workbench.corpus.library import set_tags
     from workbench.models.registry import ModelSpec, add_model
     from workbench.probes.leakage.corpora import build_corpus
@@ -122,10 +123,22 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
     wait_drawn(qtbot, plot, "membership-scores", timeout=120_000)
     assert sorted(m.data["book"] for m in plot.marks) == ["Book 0", "Book 1", "Book 2"]
     assert plot.caption.text().startswith("ROC AUC ")
+    roc = tab.charts.plots["membership-roc"]
+    wait_drawn(qtbot, roc, "membership-roc", timeout=120_000)
+    assert "by book (book means): AUC" in roc.legend.text() and "by passage: AUC" in roc.legend.text()
+    assert "over their 2 and 1 passages (interval: books redrawn)" in tab.note.text()
     tab.charts.score.setCurrentIndex(tab.charts.score.findData("min_k"))
     assert plot.item.titleLabel.text.startswith("Min-K% by book")
+    assert roc.item.titleLabel.text.startswith("ROC of Min-K%")
     click(plot, "Book 2")
     assert tab.table.selected_keys() == [books[2][0]]
+    tab.grab().save(str(tab_png))
+    set_tags(project, books[2][0], {"member": "yes"})  # no non-member left: a note, not blank cells
+    tab.refresh()
+    wait_idle(qtbot, tab)
+    qtbot.waitUntil(lambda: roc.kind == "message", timeout=60_000)
+    assert tab.note.text().startswith("No ROC AUC: all 3 tagged books tiny read are members;")
+    assert "member=no" in roc.message.toPlainText()
     assert not messages["errors"]
 
 

@@ -11,7 +11,11 @@ Charts (options as ``key=value``; ``corpus`` names a reference corpus, ``model``
 - ``leakage-frequency``: book frequency in the corpus against name-cloze accuracy, with Spearman's rho
   overall and per group (*Speak, Memory* Table 3);
 - ``membership-scores``: each membership score's distribution over books, members against
-  non-members, with the ROC AUC.
+  non-members, with the ROC AUC;
+- ``membership-roc``: the ROC curve of each membership score over books and over passages, with the AUC
+  and its bootstrap interval (passages: books redrawn).
+
+Where books lack member / non-member tags, the membership charts say what to tag instead of drawing.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ if TYPE_CHECKING:
 
 FLAG_COLOUR, PLAIN_COLOUR, LINE_COLOUR = "#c0392b", "#2c3e50", "#e67e22"
 SCORE_TITLES = {"perplexity": "perplexity", "zlib_ratio": "zlib ratio", "min_k": "Min-K%", "min_k_pp": "Min-K%++",
-                "ref_ratio": "reference ratio"}
+                "ref_ratio": "reference ratio", "ref_diff": "reference difference"}
+UNIT_TITLES = {"book": "by book (book means)", "passage": "by passage"}
 
 
 def _corpus(project: "Project", corpus: str | None) -> str:
@@ -141,10 +146,12 @@ def membership_chart_frame(project: "Project", model: str | None = None, referen
     if not model:
         raise UserError("Choose the model whose membership scores to draw (model=LABEL).")
     passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
-    books = membership.per_book(passages, membership.member_labels(project, tag))
+    labels = membership.member_labels(project, tag)
+    note = membership.auc_note(passages, labels, model=model, tag=tag)
+    if note:
+        raise UserError(note)
+    books = membership.per_book(passages, labels)
     books = books[books["member"].isin(["yes", "no"])]
-    if books.empty:
-        return pd.DataFrame()
     aucs = membership.auc(books).set_index("score")
     long = books.melt(id_vars=["book", "book_id", "member", "passages"], value_vars=membership.SCORES,
                       var_name="score", value_name="value").dropna(subset=["value"])
@@ -170,6 +177,50 @@ def draw_membership(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
         interval = f" [{low:.2f}, {high:.2f}]" if np.isfinite(low) else ""
         ax.set_title(f"{SCORE_TITLES[score]}\nAUC {auc:.2f}{interval}", fontsize="small")
     fig.suptitle(f"Membership scores by book: {frame['model'].iloc[0]}", fontsize="medium")
+
+
+def membership_roc_frame(project: "Project", model: str | None = None, reference: str | None = None,
+                         k: Any = 20, tag: str = "member", **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage import membership
+
+    if not model:
+        raise UserError("Choose the model whose membership scores to draw (model=LABEL).")
+    passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
+    labels = membership.member_labels(project, tag)
+    note = membership.auc_note(passages, labels, model=model, tag=tag)
+    if note:
+        raise UserError(note)
+    frame = membership.roc_points(passages, labels)
+    frame["model"] = model
+    return frame
+
+
+def draw_membership_roc(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+    from matplotlib import colormaps
+
+    palette = colormaps["tab10"]
+    axes = fig.subplots(1, 2, squeeze=False)[0]
+    for ax, unit in zip(axes, ("book", "passage")):
+        part = frame[frame["unit"] == unit]
+        for number, score in enumerate(SCORE_TITLES):
+            curve = part[part["score"] == score]
+            if curve.empty:
+                continue
+            first = curve.iloc[0]
+            interval = f" [{first['auc_low']:.2f}, {first['auc_high']:.2f}]" if np.isfinite(first["auc_low"]) else ""
+            ax.plot(curve["fpr"], curve["tpr"], linewidth=1.2, color=palette(number % 10),
+                    label=f"{SCORE_TITLES[score]}: AUC {first['auc']:.2f}{interval}")
+        ax.plot([0, 1], [0, 1], linestyle="--", linewidth=0.8, color="#909090")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.005)
+        ax.set_aspect("equal")
+        ax.set_xlabel("false positive rate (non-members taken for members)")
+        ax.set_ylabel("true positive rate (members found)")
+        if not part.empty:
+            ax.set_title(f"{UNIT_TITLES[unit]}: {int(part['members'].iloc[0])} members, "
+                         f"{int(part['non_members'].iloc[0])} non-members", fontsize="small")
+            ax.legend(loc="lower right", fontsize="x-small", frameon=False)
+    fig.suptitle(f"ROC curves of the membership scores: {frame['model'].iloc[0]}", fontsize="medium")
 
 
 # ---------------------------------------------------------------------------------------------- tables
@@ -207,6 +258,20 @@ def _membership_table(project: "Project", model: str | None = None, reference: s
     return membership.scores(project, model, reference=reference or None, k_percent=float(k))
 
 
+def _membership_auc_table(project: "Project", model: str | None = None, reference: str | None = None, k: Any = 20,
+                          tag: str = "member", **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage import membership
+
+    if not model:
+        raise UserError("Choose the model whose membership scores to export (model=LABEL).")
+    passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
+    labels = membership.member_labels(project, tag)
+    note = membership.auc_note(passages, labels, model=model, tag=tag)
+    if note:
+        raise UserError(note)
+    return membership.auc_table(passages, labels)
+
+
 def _decop_table(project: "Project", model: str | None = None, **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage.decop import accuracy_frame
 
@@ -231,6 +296,9 @@ register_chart(ChartSpec("leakage-frequency", "Leakage: book frequency and name-
 register_chart(ChartSpec("membership-scores", "Membership scores by member tag", membership_chart_frame,
                          draw_membership, "Per-book membership scores of known members and non-members, with ROC AUC",
                          size_inches=(12.0, 3.6)))
+register_chart(ChartSpec("membership-roc", "Membership: ROC curves by book and by passage", membership_roc_frame,
+                         draw_membership_roc, "ROC curve of each membership score over tagged books and over their "
+                         "passages, with the AUC and its bootstrap interval", size_inches=(10.0, 5.2)))
 register_table(TableSpec("leakage-overlap", "Leakage: overlap per passage", _overlap_table,
                          "longest shared sequence, its frequency, share of the passage, log-probability and chance "
                          "(background=CORPUS: the chance from another corpus's counts), and the chance model"))
@@ -239,7 +307,9 @@ register_table(TableSpec("leakage-frequency", "Leakage: book frequency", _freque
 register_table(TableSpec("leakage-frequency-correlations", "Leakage: frequency against accuracy", _correlation_table,
                          "Spearman's rho with p and bootstrap CI, overall and per group"))
 register_table(TableSpec("membership-scores", "Membership scores per passage", _membership_table,
-                         "perplexity, zlib ratio, Min-K%, Min-K%++ and reference ratio"))
+                         "perplexity, zlib ratio, Min-K%, Min-K%++, reference ratio and difference"))
+register_table(TableSpec("membership-auc", "Membership: ROC AUC by book and by passage", _membership_auc_table,
+                         "each score's ROC AUC over tagged books and over their passages, with bootstrap intervals"))
 register_table(TableSpec("decop-accuracy", "DE-COP accuracy per book", _decop_table,
                          "answered, correct, accuracy with Wilson CI, binomial test against 25%"))
 register_table(TableSpec("reference-corpora", "Reference corpora", _corpora_table,

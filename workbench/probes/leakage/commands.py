@@ -116,13 +116,14 @@ def _register_membership(subparsers) -> None:
     p.add_argument("--retry-failed", action="store_true")
     p.set_defaults(handler=cmd_membership_run)
 
-    p = commands.add_parser("scores", help="perplexity, zlib ratio, Min-K%%, Min-K%%++, reference ratio")
+    p = commands.add_parser("scores", help="perplexity, zlib ratio, Min-K%%, Min-K%%++, reference ratio and difference")
     add_project_argument(p)
     p.add_argument("--model", required=True, metavar="LABEL")
     p.add_argument("--reference", metavar="LABEL")
     p.add_argument("--k", type=float, default=20.0, metavar="PERCENT", help="Min-K%% share of tokens (default 20)")
     p.add_argument("--per-book", action="store_true", help="book means (with the member tag)")
-    p.add_argument("--auc", action="store_true", help="ROC AUC of each score over books tagged member=yes/no")
+    p.add_argument("--auc", action="store_true", help="ROC AUC of each score over books tagged member=yes/no and over "
+                                                       "their passages (interval: books redrawn)")
     p.add_argument("--tag", default="member", help="the book tag holding yes/no (default 'member')")
     add_format_argument(p)
     p.set_defaults(handler=cmd_membership_scores)
@@ -280,9 +281,14 @@ def cmd_membership_scores(args) -> int:
         raise UserError("--k is a percentage of tokens: more than 0, at most 100.")
     with opened(args.project) as project:
         frame = membership.scores(project, args.model, reference=args.reference, k_percent=args.k)
-        if args.per_book or args.auc:
-            books = membership.per_book(frame, membership.member_labels(project, args.tag))
-            frame = membership.auc(books) if args.auc else books
+        labels = membership.member_labels(project, args.tag)
+        if args.auc:
+            note = membership.auc_note(frame, labels, model=args.model, tag=args.tag)
+            if note:
+                raise UserError(note)
+            frame = membership.auc_table(frame, labels)
+        elif args.per_book:
+            frame = membership.per_book(frame, labels)
         print_frame(frame, args.format)
     return 0
 

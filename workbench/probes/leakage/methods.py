@@ -147,10 +147,12 @@ def leakage_paragraph(runs: list[dict]) -> str:
             "divided by the zlib-compressed length in bytes; Min-K% (the mean log-probability of the k% least "
             f"likely tokens, k = {membership.K_PERCENT:g} unless stated); Min-K%++ (the same for log-probabilities "
             "standardised by the mean and standard deviation of the model's next-token distribution); and, with a "
-            "reference model, the ratio of the two models' log-perplexities. Passages are scored as the tokenizer "
-            "encodes them, so the first token is scored only where the tokenizer adds a start token. Scores were "
-            "averaged per book; where books were tagged as known members or non-members, each score's ROC AUC over "
-            "books was computed.")
+            "reference model, the ratio of the two models' log-perplexities and their difference (the model's "
+            "minus the reference's, the reference-based score of the mimir benchmark). Passages are scored as the "
+            "tokenizer encodes them, so the first token is scored only where the tokenizer adds a start token. "
+            "Scores were averaged per book; where books were tagged as known members or non-members, each score's "
+            "ROC AUC was computed over books (book means) and over passages (each passage taking its book's tag), "
+            "with the ROC curves.")
     if surprisal.KIND in kinds:
         parts.append(
             "Word surprisal: the model read the text after its start-of-text token (texts longer than its context "
@@ -178,6 +180,12 @@ def leakage_statistics() -> list[Statistic]:
                   f"for how well each membership score separates member from non-member books ({LEVEL}, "
                   f"{RESAMPLES:,} resamples drawn within each group, seed 0)",
                   "scipy `mannwhitneyu` and `bootstrap`"),
+        Statistic("ROC AUC over passages (Mann-Whitney U over all passages of tagged books) with a cluster "
+                  "percentile bootstrap interval",
+                  f"for how well each membership score separates passages of member from non-member books ({LEVEL}, "
+                  f"{RESAMPLES:,} resamples redrawing member books and non-member books each on their own, every "
+                  "book with all its passages, as passages of one book are not independent; seed 0)",
+                  "scipy `mannwhitneyu` and `bootstrap` over book numbers"),
         Statistic(f"Exact two-sided binomial test against 25% and a Wilson score interval ({LEVEL})",
                   "for DE-COP accuracy per book (questions on one passage in different orders are not independent, "
                   "so the test is optimistic)",
