@@ -250,6 +250,7 @@ def test_the_chance_can_come_from_a_background_corpus_and_the_tab_names_it(qtbot
     tab.run()
     wait_idle(qtbot, tab)
     qtbot.waitUntil(lambda: "Chance: 5-gram on the same corpus" in tab.note.text(), timeout=60_000)
+    assert "an independent background corpus avoids this" in tab.note.text()
     tab.background.setCurrentIndex(1)
     tab.refresh()
     wait_idle(qtbot, tab)

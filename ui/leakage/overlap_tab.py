@@ -13,6 +13,7 @@ from ui.leakage.passage_dialog import PassageDialog
 from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import KEY_ROLE, Column, count, decimal, plain, share, yes_only
 from workbench.probes.leakage import overlap, passages
+from workbench.probes.leakage.chance import CAVEAT
 from workbench.run_failures import describe_outcome
 
 CHARTS = ["leakage-overlap", "leakage-overlap-frequency"]
@@ -152,7 +153,8 @@ def chance_note(frame) -> str:
     estimated = frame["chance_p"].notna()
     lines = []
     if estimated.any():
-        lines.append("Chance: " + str(frame.loc[estimated, "chance_model"].mode().iloc[0]) + ".")
+        model = str(frame.loc[estimated, "chance_model"].mode().iloc[0])
+        lines.append("Chance: " + model + "." + ("" if "background corpus" in model else " " + CAVEAT))
     missing = frame.loc[~estimated & (frame["longest"] > 0), "chance_model"]
     for reason, rows in missing.value_counts().items():
         lines.append(f"{rows:,} passage{'s' if rows != 1 else ''}: {reason}.")

@@ -220,6 +220,7 @@ def cmd_corpus_remove(args) -> int:
 
 def cmd_overlap(args) -> int:
     from workbench.probes.leakage import passages
+    from workbench.probes.leakage.chance import CAVEAT
     from workbench.probes.leakage.corpora import get_corpus
     from workbench.probes.leakage.overlap import chance_model, overlap_frame, run_background, run_overlap
 
@@ -239,7 +240,8 @@ def cmd_overlap(args) -> int:
                                      retry_failed=args.retry_failed,
                                      state=progress_state(f"Counting the overlaps in {args.background}"))
             status = max(status, report_run(counted, args.project, f"Counts in {args.background}", out=sys.stderr))
-        print(f"Chance model: {chance_model(args.background).describe()}.", file=sys.stderr)
+        print(f"Chance model: {chance_model(args.background).describe()}." + ("" if args.background else
+              f" {CAVEAT}"), file=sys.stderr)
         print_frame(overlap_frame(project, args.corpus, background=args.background, passage_ids=ids,
                                   positions=args.positions), args.format)
     return status

@@ -124,15 +124,18 @@ def leakage_paragraph(runs: list[dict]) -> str:
             "count c(h w) at most c(h)). The chance that a sequence of that probability occurs at least once in "
             "a corpus of n words is 1 - (1 - p)^n, with n the size of the corpus searched in white-space words, "
             "less the f occurrences of the match (for remote corpora n is their size in tokens); overlaps below "
-            f"{overlap.CHANCE_LEVEL} are marked as unlikely to be chance.")
+            f"{overlap.CHANCE_LEVEL} are marked as unlikely to be chance. The removal cannot tell copies of a "
+            "passage from other uses of the same words, so for short, common overlaps it leans towards "
+            "'unlikely by chance'.")
     if overlap.BACKGROUND_KIND in kinds:
         names = sorted({(r["leakage"].get("background") or {}).get("name") or "?" for r in runs
                         if r["kind"] == overlap.BACKGROUND_KIND})
         parts.append(
             "Where a background corpus was named (" + ", ".join(f"'{n}'" for n in names) + "), as the leakage "
             "study estimates its chance model on an independent corpus, the text of each passage's longest "
-            "overlap was tokenized as that corpus is and the same model counted there, with any occurrences of "
-            "the match in the background taken out in the same way; n remained the size of the corpus searched.")
+            "overlap was tokenized as that corpus is and the same model counted there, its counts used as they "
+            "are (occurrences of the match in an independent corpus are other uses of the same words); n remained "
+            "the size of the corpus searched.")
     if frequency.KIND in kinds:
         parts.append(
             "Book frequency: from each book's name-cloze passages (names restored) a seeded sample was drawn, one "

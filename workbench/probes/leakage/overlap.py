@@ -170,11 +170,11 @@ def derive(raw: dict[str, Any], *, order: int = MAX_ORDER, prior: float = PRIOR,
             if background is None or background.get("text") != raw["text"]:
                 described = NOT_COUNTED.format(model.corpus)
             else:
-                chance = span_chance(background, n, order=order, prior=prior)
+                chance = span_chance(background, n, remove=False, order=order, prior=prior)
         elif "ids" not in raw:
             described = OLD_ANSWER
         else:
-            chance = span_chance(raw, n, order=order, prior=prior)
+            chance = span_chance(raw, n, remove=True, order=order, prior=prior)
     return {
         "tokens": tokens,
         "longest": longest,
