@@ -24,6 +24,7 @@ JITTER = 0.12  # half the width of a strip of points, in group widths
 BOX_WIDTH = 0.5
 CLICK_PASSAGE = "click to read the passage"
 CLICK_BOOK = "click to find the book in the table"
+MESSAGE_MIN_PX, MESSAGE_MARGIN_PX = 240, 40  # a message's text width: the plot's, less a margin
 
 
 def chance_line(value) -> str:
@@ -42,6 +43,11 @@ def _powers_of_ten(top: float) -> list[tuple[float, str]]:
 
 
 class LeakagePlot(MarkedPlot):
+    def show_message(self, text: str) -> None:
+        """The message wrapped to the plot's width (a note on what to tag runs to several lines)."""
+        super().show_message(text)
+        self.message.setTextWidth(max(MESSAGE_MIN_PX, self.width() - MESSAGE_MARGIN_PX))
+
     def show_chart(self, name: str, frame: pd.DataFrame, score: str | None = None) -> None:
         {"leakage-overlap": self.show_overlap, "leakage-overlap-frequency": self.show_overlap_frequency,
          "leakage-frequency": self.show_frequency,
