@@ -14,6 +14,7 @@ from workbench.export.registry import charts, export_chart, export_table, tables
 EMPTY_HERE = {
     "cloze-extractions": "no book was extracted (imported passages only); its frame has book_id and title",
     "decop-accuracy": "no DE-COP run; its frame has book and book_id",
+    "decop-decision": "no DE-COP run; its rows are models, not books",
     "annotation-adjudications": "no disputed item was settled; it names items, not books",
     "rep-shares": "REP rows are models, roles and decades, not books",
     "rep-spread": "REP", "rep-tests": "REP", "rep-trends": "REP",
@@ -76,7 +77,8 @@ def test_every_registered_frame_writes_book_keys_beside_the_title(every_probe, t
     assert sorted(checked) == sorted(
         [("table", n) for n in ("annotation-items", "cloze-book-accuracy", "cloze-error-names", "cloze-passage-results",
                                 "cloze-passages", "leakage-frequency", "leakage-overlap", "membership-scores",
-                                "reading-answers", "reading-scene-sets", "validity-answers", "validity-passages")]
+                                "reading-answers", "reading-scene-sets", "validity-answers", "validity-passages",
+                                "validity-unparsed")]
         + [("chart", n) for n in ("cloze-accuracy", "cloze-models", "cloze-year", "leakage-frequency", "leakage-overlap",
                                   "leakage-overlap-frequency", "membership-scores", "validity-narrative-time",
                                   "validity-year-error")])

@@ -84,5 +84,6 @@ def test_every_probe_registers_its_section_through_its_part():
     kinds = {k.kind for s in methods.sections() for k in s.kinds}
     assert kinds == {"cloze", "cloze-logprob", "cloze-mlm", "rep", "rep-judge", "rep-eep", "summary",
                      "summary-distort", "reading-summary", "reading-false-summary", "reading-answer",
-                     "leakage-overlap", "leakage-frequency", "membership", "surprisal", "decop-paraphrase", "decop",
+                     "leakage-overlap", "leakage-chance", "leakage-frequency", "membership", "surprisal",
+                     "decop-paraphrase", "decop",
                      "validity-year", "validity-narrative-time"}

@@ -83,8 +83,15 @@ def test_membership_and_surprisal_commands(scoring_models, books, tmp_path, caps
     assert {r["book"]: r["member"] for r in rows} == {"Harbour": "yes", "Orchard": "yes", "Elsewhere": "no"}
     assert main(["membership", "scores", path, "--model", "tiny", "--auc", "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
-    assert [r["score"] for r in rows] == ["perplexity", "zlib_ratio", "min_k", "min_k_pp", "ref_ratio"]
+    scores = ["perplexity", "zlib_ratio", "min_k", "min_k_pp", "ref_ratio", "ref_diff"]
+    assert [(r["unit"], r["score"]) for r in rows] == [("book", s) for s in scores] + [("passage", s) for s in scores]
     assert rows[0]["members"] == "2" and rows[0]["non_members"] == "1"
+    assert (rows[6]["members"], rows[6]["non_members"], rows[6]["member_books"]) == ("2", "1", "2")
+    set_tags(scoring_models, books[2][0], {"member": "yes"})  # no non-member left: a plain note, not NaN cells
+    assert main(["membership", "scores", path, "--model", "tiny", "--auc", "--format", "csv"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "No ROC AUC: all 3 tagged books tiny read are members" in captured.err
+    assert "member=no" in captured.err
 
     text = tmp_path / "stimulus.txt"
     text.write_text("The gulls followed the ferry.", encoding="utf-8")
@@ -104,10 +111,12 @@ def test_leakage_charts_are_written_with_their_csv(scoring_models, corpus_dir, b
     overlap.run_overlap(project, "mini", "cloze")
     frequency.run_frequency(project, "mini", per_book=1, gram=3)
     membership.run_membership(project, "tiny", "cloze")
-    assert {"leakage-overlap", "leakage-overlap-frequency", "leakage-frequency", "membership-scores"} <= set(charts())
-    assert {"leakage-overlap", "leakage-frequency", "membership-scores", "decop-accuracy"} <= set(tables())
+    assert {"leakage-overlap", "leakage-overlap-frequency", "leakage-frequency", "membership-scores",
+            "membership-roc"} <= set(charts())
+    assert {"leakage-overlap", "leakage-frequency", "membership-scores", "membership-auc", "decop-accuracy"} <= \
+        set(tables())
     options = {"leakage-overlap": {}, "leakage-overlap-frequency": {}, "leakage-frequency": {"model": "gpt-x"},
-               "membership-scores": {"model": "tiny"}}
+               "membership-scores": {"model": "tiny"}, "membership-roc": {"model": "tiny"}}
     for name, chosen in options.items():
         for suffix in (".png", ".svg", ".pdf"):
             figure, table = export_chart(project, name, tmp_path / f"{name}{suffix}", **chosen)
@@ -116,6 +125,8 @@ def test_leakage_charts_are_written_with_their_csv(scoring_models, corpus_dir, b
     assert len(plotted) == 3 and {"tokens", "longest", "unlikely_by_chance"} <= set(plotted[0])
     scores = _csv((tmp_path / "membership-scores.csv").read_text(encoding="utf-8"))
     assert {r["member"] for r in scores} == {"yes", "no"} and {"auc", "auc_low", "auc_high"} <= set(scores[0])
+    roc = _csv((tmp_path / "membership-roc.csv").read_text(encoding="utf-8"))
+    assert {r["unit"] for r in roc} == {"book", "passage"} and {"fpr", "tpr", "auc"} <= set(roc[0])
 
 
 def test_no_validity_passages_says_how_to_sample_them(project):

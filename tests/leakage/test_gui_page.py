@@ -73,7 +73,8 @@ def test_cancel_stops_an_index_build(qtbot, page, tmp_path, messages):
     assert not messages["errors"]
 
 
-def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, tiny_causal_dir, messages):
+def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, tiny_causal_dir, messages, tmp_path):
+    tab_png = tmp_path / "membership-tab.png"
     from workbench.corpus.library import set_tags
     from workbench.models.registry import ModelSpec, add_model
     from workbench.probes.leakage.corpora import build_corpus
@@ -122,10 +123,22 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
     wait_drawn(qtbot, plot, "membership-scores", timeout=120_000)
     assert sorted(m.data["book"] for m in plot.marks) == ["Book 0", "Book 1", "Book 2"]
     assert plot.caption.text().startswith("ROC AUC ")
+    roc = tab.charts.plots["membership-roc"]
+    wait_drawn(qtbot, roc, "membership-roc", timeout=120_000)
+    assert "by book (book means): AUC" in roc.legend.text() and "by passage: AUC" in roc.legend.text()
+    assert "over their 2 and 1 passages (interval: books redrawn)" in tab.note.text()
     tab.charts.score.setCurrentIndex(tab.charts.score.findData("min_k"))
     assert plot.item.titleLabel.text.startswith("Min-K% by book")
+    assert roc.item.titleLabel.text.startswith("ROC of Min-K%")
     click(plot, "Book 2")
     assert tab.table.selected_keys() == [books[2][0]]
+    tab.grab().save(str(tab_png))
+    set_tags(project, books[2][0], {"member": "yes"})  # no non-member left: a note, not blank cells
+    tab.refresh()
+    wait_idle(qtbot, tab)
+    qtbot.waitUntil(lambda: roc.kind == "message", timeout=60_000)
+    assert tab.note.text().startswith("No ROC AUC: all 3 tagged books tiny read are members;")
+    assert "member=no" in roc.message.toPlainText()
     assert not messages["errors"]
 
 
@@ -198,7 +211,9 @@ def test_overlap_charts_are_drawn_and_a_click_opens_the_passage_marked(qtbot, pa
     assert sorted(m.data["book"] for m in figure_1.marks) == ["Elsewhere", "Harbour"]
     harbour = next(m for m in figure_1.marks if m.data["book"] == "Harbour")
     assert harbour.y == 12 and harbour.x > 12  # longest overlap against passage length
-    assert "y = x" in figure_1.legend.text() and "could be chance (2)" in figure_1.legend.text()
+    # the 12-token sentence found once is no coincidence once its own occurrence is out of the counts
+    assert "y = x" in figure_1.legend.text() and "could be chance (1)" in figure_1.legend.text()
+    assert "unlikely by chance (1)" in figure_1.legend.text()
     assert "Harbour" in {m.data["book"] for m in figure_2.marks}
 
     click(figure_2, "Harbour")
@@ -213,6 +228,42 @@ def test_overlap_charts_are_drawn_and_a_click_opens_the_passage_marked(qtbot, pa
     qtbot.waitUntil(lambda: tab.summary.isVisible() and "Saved" in tab.summary.text(), timeout=60_000)
     assert (tmp_path / "figure-1.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     assert (tmp_path / "figure-1.csv").exists()
+    assert not messages["errors"]
+
+
+def test_the_chance_can_come_from_a_background_corpus_and_the_tab_names_it(qtbot, page, mini_corpus, tmp_path,
+                                                                            messages):
+    from workbench.probes.leakage.corpora import build_corpus
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.txt").write_text("The gulls followed the ferry over the water, and the harbour slept.\n")
+    build_corpus(mini_corpus, "other", [other])
+    add_cloze_book(mini_corpus, "Harbour", CORPUS[0].replace("Nobody", "Nobody but Ada"), ["Ada"], year=1890)
+    page.tabs.setCurrentWidget(page.overlap)
+    tab = page.overlap
+    tab.corpus.setCurrentIndex(tab.corpus.findText("mini"))
+    tab.refresh()
+    # the corpus searched is never offered as its own background
+    assert [tab.background.itemText(i) for i in range(tab.background.count())] == [
+        "the same corpus, less the overlap's own copies", "other"]
+    tab.run()
+    wait_idle(qtbot, tab)
+    qtbot.waitUntil(lambda: "Chance: 5-gram on the same corpus" in tab.note.text(), timeout=60_000)
+    assert "an independent background corpus avoids this" in tab.note.text()
+    tab.background.setCurrentIndex(1)
+    tab.refresh()
+    wait_idle(qtbot, tab)
+    assert "has not been asked about this overlap" in tab.note.text()  # not counted there yet
+    tab.run()
+    wait_idle(qtbot, tab)
+    assert "Counts of the overlaps in other" in tab.summary.text()
+    qtbot.waitUntil(lambda: "Chance: 5-gram on the background corpus 'other'" in tab.note.text(), timeout=60_000)
+    assert tab.table.column_texts("Chance")[0] != ""
+    tab.open_passage(0)
+    qtbot.waitUntil(lambda: tab.dialog is not None, timeout=10_000)
+    assert "Chance model: 5-gram on the background corpus 'other'" in tab.dialog.facts.text()
+    tab.grab().save(str(tmp_path / "overlap-tab.png"))
     assert not messages["errors"]
 
 

@@ -2,7 +2,12 @@
 
 import gzip
 import json
+import os
+import subprocess
+import sys
+import textwrap
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -151,3 +156,29 @@ def test_queries_answer_from_several_threads_at_once(mini_corpus):
     for t in threads:
         t.join()
     assert results == [expected] * 4
+
+
+def test_an_index_in_a_folder_named_like_the_engines_files_is_read_right(tmp_path, corpus_dir):
+    """The engine tells its files apart by words such as 'table' anywhere in their path: a project in a folder
+    called 'Timetables' made it take every file for a suffix table and crash. Run in another process, since
+    on failure the process dies."""
+    folder = tmp_path / "Timetables and offsets"
+    folder.mkdir()
+    script = textwrap.dedent(f"""
+        from pathlib import Path
+        from workbench.project import Project
+        from workbench.probes.leakage import corpora, overlap
+        project = Project.create(Path({str(folder)!r}) / "study.palimpsest")
+        corpora.build_corpus(project, "metadata table", [Path({str(corpus_dir)!r})])
+        query = Path({str(folder)!r}) / "q.txt"
+        query.write_text("The ferry left the harbour at dawn, they said.\\n", encoding="utf-8")
+        overlap.run_overlap(project, "metadata table", str(query))
+        row = overlap.overlap_frame(project, "metadata table").iloc[0]
+        print(row["longest_text"], "|", row["frequency"])
+        project.close()
+    """)
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith("The ferry left the harbour at dawn, they said | 1")

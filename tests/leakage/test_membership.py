@@ -66,6 +66,14 @@ def test_scores_equal_the_reference_computation(scoring_models, passages_file, t
                 assert row[score] == pytest.approx(expected[score], rel=1e-4, abs=1e-5), score
             reference = reference_scores(tiny_reference_dir, text)
             assert row["ref_ratio"] == pytest.approx(expected["loss"] / reference["loss"], rel=1e-4)
+            # mimir's reference attack: the target's loss minus the reference's (mean negative log-likelihood)
+            assert row["ref_diff"] == pytest.approx(expected["loss"] - reference["loss"], rel=1e-4, abs=1e-6)
+    from workbench.export.methods import methods_text
+
+    text = methods_text(project)
+    assert "ratio of the two models' log-perplexities and their difference" in text
+    assert "over books (book means) and over passages" in text
+    assert "cluster percentile bootstrap" in text.split("## Statistics")[1]
 
 
 def test_batched_reading_equals_one_text_at_a_time(tiny_causal_dir):
@@ -162,3 +170,92 @@ def test_models_that_cannot_score_are_refused_plainly(project, passages_file):
     add_model(project, ModelSpec(label="api", backend="openai", ref="gpt-4o", base_url="http://127.0.0.1:9/v1"))
     with pytest.raises(UserError, match="not an open model"):
         membership.run_membership(project, "api", str(passages_file))
+
+
+def _passages(rng, books: dict[int, tuple[float, int]]):
+    """A frame of passages: for each book id, ``count`` passages whose perplexity centres on ``centre``."""
+    import pandas as pd
+
+    rows = []
+    for book_id, (centre, count) in books.items():
+        for n in range(count):
+            value = round(float(rng.normal(centre, 3)), 0)  # rounded: ties across books
+            rows.append({"book": f"b{book_id}", "book_id": book_id, "item_id": 100 * book_id + n,
+                         "perplexity": value, "zlib_ratio": 0.1, "min_k": -value, "min_k_pp": np.nan,
+                         "ref_ratio": np.nan, "ref_diff": np.nan})
+    return pd.DataFrame(rows)
+
+
+def test_auc_per_passage_pools_the_passages_and_redraws_whole_books():
+    """The passage AUC is the Mann-Whitney AUC over all tagged passages; its interval is the percentile
+    bootstrap that redraws member books and non-member books (each with all its passages), written out here
+    with scipy's bootstrap over book numbers and scipy's Mann-Whitney on the passages drawn."""
+    from scipy.stats import bootstrap, mannwhitneyu
+
+    rng = np.random.default_rng(7)
+    books = {1: (10, 4), 2: (12, 1), 3: (9, 6), 4: (15, 3), 5: (14, 5), 6: (16, 2), 7: (30, 3)}
+    labels = {1: True, 2: True, 3: True, 4: False, 5: False, 6: False}  # book 7 untagged
+    frame = _passages(rng, books)
+    table = membership.auc_table(frame, labels).set_index(["unit", "score"])
+    row = table.loc[("passage", "perplexity")]
+    members = frame[frame["book_id"].isin([1, 2, 3])]["perplexity"].to_numpy()
+    others = frame[frame["book_id"].isin([4, 5, 6])]["perplexity"].to_numpy()
+    expected = mannwhitneyu(-members, -others).statistic / (members.size * others.size)  # lower: member
+    assert row["auc"] == pytest.approx(expected)
+    assert (row["members"], row["non_members"], row["member_books"], row["non_member_books"]) == (11, 10, 3, 3)
+    assert table.loc[("passage", "min_k"), "auc"] == pytest.approx(expected)  # higher: member, same order
+    assert np.isnan(table.loc[("passage", "min_k_pp"), "auc"])
+    by_book = table.loc[("book", "perplexity")]
+    assert (by_book["members"], by_book["non_members"]) == (3, 3)
+
+    groups_a = [-frame.loc[frame["book_id"] == b, "perplexity"].to_numpy() for b in (1, 2, 3)]
+    groups_b = [-frame.loc[frame["book_id"] == b, "perplexity"].to_numpy() for b in (4, 5, 6)]
+
+    def pooled(i, j):
+        a = np.concatenate([groups_a[int(k)] for k in i])
+        b = np.concatenate([groups_b[int(k)] for k in j])
+        return mannwhitneyu(a, b).statistic / (a.size * b.size)
+
+    reference = bootstrap((np.arange(3.0), np.arange(3.0)), pooled, vectorized=False, paired=False,
+                          n_resamples=membership_resamples(), method="percentile",
+                          random_state=np.random.default_rng(0)).confidence_interval
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((reference.low, reference.high))
+
+
+def membership_resamples() -> int:
+    from workbench.probes.leakage.statistics import RESAMPLES
+
+    return RESAMPLES
+
+
+def test_roc_curve_steps_through_every_threshold_and_its_area_is_the_auc():
+    from workbench.probes.leakage.statistics import roc_curve
+
+    fpr, tpr = roc_curve([3, 2], [2, 1])
+    assert fpr.tolist() == [0, 0, 0.5, 1] and tpr.tolist() == [0, 0.5, 1, 1]
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        a, b = rng.integers(0, 6, rng.integers(1, 15)), rng.integers(0, 6, rng.integers(1, 15))
+        fpr, tpr = roc_curve(a, b)
+        assert np.trapezoid(tpr, fpr) == pytest.approx(roc_auc(a, b).auc)
+        assert fpr[-1] == tpr[-1] == 1.0 and np.all(np.diff(fpr) >= 0) and np.all(np.diff(tpr) >= 0)
+    frame = _passages(rng, {1: (10, 3), 2: (20, 3)})
+    points = membership.roc_points(frame, {1: True, 2: False})
+    assert set(points["unit"]) == {"book", "passage"}
+    assert set(points["score"]) == {"perplexity", "zlib_ratio", "min_k"}  # scores with values only
+
+
+def test_without_two_tagged_classes_the_auc_says_what_to_tag():
+    import pandas as pd
+
+    frame = _passages(np.random.default_rng(1), {1: (10, 2), 2: (20, 2), 3: (15, 1)})
+    none = membership.auc_note(frame, {}, model="tiny")
+    assert none.startswith("No ROC AUC: none of the 3 books whose passages tiny read is tagged member=yes or "
+                           "member=no") and "palimpsest tag PROJECT BOOK_ID member=yes" in none
+    only = membership.auc_note(frame, {1: True, 2: True, 9: False}, model="tiny")  # book 9 was not read
+    assert only.startswith("No ROC AUC: all 2 tagged books tiny read are members;") and "member=no" in only
+    single = membership.auc_note(frame, {3: False}, model="tiny", tag="in_training")
+    assert single.startswith("No ROC AUC: the only tagged book tiny read is a non-member;")
+    assert "in_training=yes" in single
+    assert membership.auc_note(frame, {1: True, 3: False}) == ""
+    assert "has read no passages yet" in membership.auc_note(pd.DataFrame(columns=frame.columns), {1: True})

@@ -8,7 +8,8 @@ import pytest
 from tests.fixtures.leakage import CORPUS, add_cloze_book, brute_suffix_lengths
 from workbench.jobs import get_run, resume_run, runs_frame
 from workbench.probes.leakage import corpora, overlap, passages
-from workbench.probes.leakage.overlap import COLUMNS, chance_of_occurring, sequence_log_prob
+from workbench.probes.leakage.chance import chance_of_occurring, sequence_log_prob
+from workbench.probes.leakage.overlap import COLUMNS
 from workbench.progress import TaskState
 
 QUERIES = [
@@ -24,6 +25,38 @@ def queries(tmp_path):
     path = tmp_path / "queries.txt"
     path.write_text("\n\n".join(QUERIES) + "\n", encoding="utf-8")
     return path
+
+
+def brute_chance(docs: list[list[int]], span: list[int], words: int, vocabulary: int, span_words: int,
+                 order: int = 5) -> dict:
+    """The chance model written out by hand: every n-gram occurrence lying inside an occurrence of ``span``
+    is left out of the counts, and the span's words out of the corpus size."""
+    size = len(span)
+    inside = [set() for _ in docs]  # token places covered by an occurrence of the span
+    occurrences = 0
+    for d, doc in enumerate(docs):
+        for q in range(len(doc) - size + 1):
+            if doc[q : q + size] == span:
+                occurrences += 1
+                inside[d].update(range(q, q + size))
+
+    def count(gram):
+        if not gram:
+            return sum(len(doc) - len(inside[d]) for d, doc in enumerate(docs))
+        n = len(gram)
+        return sum(1 for d, doc in enumerate(docs) for p in range(len(doc) - n + 1)
+                   if doc[p : p + n] == list(gram) and not set(range(p, p + n)) <= inside[d])
+
+    total = 0.0
+    for i in range(size):
+        h0 = count(())
+        p = (count(span[i : i + 1]) + 1) / (h0 + vocabulary)
+        for k in range(2, min(order, i + 1) + 1):
+            h = count(span[i - k + 1 : i])
+            p = (min(count(span[i - k + 1 : i + 1]), h) + p) / (h + 1.0)
+        total += math.log(p)
+    n = words - occurrences * span_words
+    return {"log_prob": total, "chance_p": chance_of_occurring(total, n), "occurrences": occurrences}
 
 
 def test_log_probability_is_the_interpolated_ngram_estimate():
@@ -64,7 +97,12 @@ def test_overlap_of_passages_from_a_file(mini_corpus, queries):
         seq = ids[row.start : row.start + row.longest]
         assert row.frequency == sum(1 for d in docs for i in range(len(d)) if d[i : i + len(seq)] == seq)
         assert row.longest_text == text[index.encode(text).starts[row.start] : index.encode(text).ends[row.start + row.longest - 1]]
-        assert row.chance_p == pytest.approx(chance_of_occurring(row.log_prob, corpora.get_corpus(mini_corpus, "mini").words))
+        mini = corpora.get_corpus(mini_corpus, "mini")
+        expected = brute_chance(docs, seq, mini.words, index.vocabulary_size, len(row.longest_text.split()))
+        assert row.log_prob == pytest.approx(expected["log_prob"], rel=1e-12)
+        assert row.chance_p == pytest.approx(expected["chance_p"], rel=1e-9)
+        assert row.chance_removed == row.frequency
+        assert row.chance_model.startswith("5-gram on the same corpus, the match's own occurrences removed")
     by_passage = frame.set_index("passage_id")
     # "the ferry" is not in the corpus ("The ferry" is: case counts), so the run starts at "ferry"
     assert by_passage.loc["1", "longest_text"] == "ferry left the harbour at dawn, and the gulls followed it far out"

@@ -1,5 +1,6 @@
 """The Membership tab: an open model reads the passages once; per-book membership scores, and where books
-are tagged member=yes / member=no, each score's ROC AUC and a chart of the scores by member tag."""
+are tagged member=yes / member=no, each score's ROC AUC over books and over passages, a chart of the scores
+by member tag and their ROC curves; where the tags are missing, a note says what to tag."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ class MembershipTab(AnalysisTab):
             Column("min_k", "Min-K%", score, numeric=True, tooltip="Higher: more likely seen"),
             Column("min_k_pp", "Min-K%++", score, numeric=True, tooltip="Higher: more likely seen"),
             Column("ref_ratio", "Reference ratio", score, numeric=True, optional=True, tooltip="Lower: more likely seen"),
-        ], key="book_id", parent=parent, charts=["membership-scores"])
+            Column("ref_diff", "Reference difference", score, numeric=True, optional=True,
+                   tooltip="The model's log-perplexity minus the reference model's (mimir's reference score). "
+                           "Lower: more likely seen"),
+        ], key="book_id", parent=parent, charts=["membership-scores", "membership-roc"])
         self.model = QComboBox()
         self.reference = QComboBox()
         self.source = SourceChooser()
@@ -65,9 +69,11 @@ class MembershipTab(AnalysisTab):
             return None
 
         def read(project):
-            books = membership.per_book(membership.scores(project, model, reference=reference, k_percent=k),
-                                        membership.member_labels(project))
-            books.attrs["auc"] = membership.auc(books)
+            passages = membership.scores(project, model, reference=reference, k_percent=k)
+            labels = membership.member_labels(project)
+            books = membership.per_book(passages, labels)
+            books.attrs["note"] = membership.auc_note(passages, labels, model=model)
+            books.attrs["auc"] = None if books.attrs["note"] else membership.auc_table(passages, labels)
             return books
 
         return read
@@ -75,17 +81,10 @@ class MembershipTab(AnalysisTab):
     def show_results(self, books) -> None:
         self.table.show_frame(books)
         table = books.attrs.get("auc")
-        if table is None or table.empty or table["members"].max() == 0 or table["non_members"].max() == 0:
-            self.show_note("Tag books member=yes or member=no (Library page) to see how well each score separates "
-                             "them (ROC AUC).")
+        if table is None:
+            self.show_note(books.attrs.get("note") or "")
             return
-        titles = {column.field: column.title for column in self.table.columns}
-        parts = [f"{titles.get(r.score, r.score)}: {r.auc:.2f}" +
-                 (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.ci_low == r.ci_low else "")
-                 for r in table.itertuples() if r.auc == r.auc]
-        first = table.iloc[0]
-        self.show_note(f"ROC AUC over {first['members']} member and {first['non_members']} non-member books (95% "
-                         "bootstrap CI): " + "; ".join(parts))
+        self.show_note(auc_summary(table, {column.field: column.title for column in self.table.columns}))
 
     def run(self) -> None:
         model, reference = self.model.currentData(), self.reference.currentData()
@@ -102,3 +101,20 @@ class MembershipTab(AnalysisTab):
                              for report, label in zip(reports, (model, reference)))
 
         self.start(work, f"Reading passages with {model}", self.summary.show_text)
+
+
+def auc_summary(table, titles: dict[str, str]) -> str:
+    """The AUC of each score over books and over passages, in two sentences."""
+    sentences = []
+    for unit, part in table.groupby("unit", sort=False):
+        parts = [f"{titles.get(r.score, r.score)} {r.auc:.2f}" +
+                 (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.ci_low == r.ci_low else "")
+                 for r in part.itertuples() if r.auc == r.auc]
+        first = part.iloc[0]
+        if unit == "book":
+            head = f"ROC AUC over {first['members']} member and {first['non_members']} non-member books"
+        else:
+            head = (f"over their {first['members']} and {first['non_members']} passages (interval: books "
+                    "redrawn)")
+        sentences.append(f"{head}: " + "; ".join(parts))
+    return " — ".join(sentences) + " (95% bootstrap CI)."

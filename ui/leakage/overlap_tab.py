@@ -1,7 +1,8 @@
 """The Overlap tab: the longest sequence each passage shares with a reference corpus, its frequency and its
-chance of occurring; the study's two figures (overlap against passage length with y = x, the overlap's
-frequency against its length); a double click on a row, or a click on a point, shows the passage with
-that sequence marked."""
+chance of occurring (estimated on the same corpus less the overlap's own occurrences, or on a background
+corpus chosen under "Chance from"); the study's two figures (overlap against passage length with y = x,
+the overlap's frequency against its length); a double click on a row, or a click on a point, shows the
+passage with that sequence marked."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from PySide6.QtWidgets import QComboBox, QPushButton
 
 from ui.leakage.analysis_tab import NO_CORPUS, AnalysisTab, SourceChooser, corpus_names, refill_or_hint
 from ui.leakage.passage_dialog import PassageDialog
+from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import KEY_ROLE, Column, count, decimal, plain, share, yes_only
 from workbench.probes.leakage import overlap, passages
+from workbench.probes.leakage.chance import CAVEAT
+from workbench.run_failures import describe_outcome
 
 CHARTS = ["leakage-overlap", "leakage-overlap-frequency"]
 SHARED_TEXT_PX = 240  # the longest shared sequence's column (the last: it takes what room is left)
 BOOK_PX = 220  # the widest the book column starts
+SAME_CORPUS = "the same corpus, less the overlap's own copies"
 
 
 def chance(value) -> str:
@@ -38,7 +43,8 @@ class OverlapTab(AnalysisTab):
             Column("covered_share", "Share", share, numeric=True, tooltip="Longest overlap / passage length"),
             Column("frequency", "Frequency", count, numeric=True, tooltip="How often that run occurs in the corpus"),
             Column("log_prob", "ln p", decimal, numeric=True,
-                   tooltip="Natural log of the run's probability under a 5-gram model of the same corpus"),
+                   tooltip="Natural log of the run's probability under the chance model (a 5-gram model of the "
+                           "corpus chosen under 'Chance from', never counting the run's own occurrences)"),
             Column("chance_p", "Chance", chance, numeric=True,
                    tooltip="Chance that a run this probable occurs at least once in a corpus of this size"),
             Column("unlikely_by_chance", "Not chance", yes_only,
@@ -47,27 +53,38 @@ class OverlapTab(AnalysisTab):
         ], key="item_id", parent=parent, charts=CHARTS)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.corpus = QComboBox()
+        self.background = QComboBox()
+        self.background.setToolTip("Where the chance of each overlap is estimated: the same corpus with the "
+                                   "overlap's own occurrences taken out of its counts, or another corpus (as the "
+                                   "leakage study uses Gigaword). Never text that holds the overlap itself.")
         self.source = SourceChooser()
         self.run_button = QPushButton("Find overlaps")
         self.run_button.clicked.connect(self.run)
-        self.lay_out_settings((("Corpus", self.corpus), ("Passages", self.source), self.run_button))
-        self.refresh_on_choice(self.corpus)
+        self.lay_out_settings((("Corpus", self.corpus), ("Chance from", self.background), ("Passages", self.source),
+                               self.run_button))
+        self.refresh_on_choice(self.corpus, self.background)
         self.table.cellDoubleClicked.connect(self.open_passage)
         self.details = ops.slot(self)
         self.dialog: PassageDialog | None = None
 
     def refresh_choices(self) -> None:
-        refill_or_hint(self.corpus, corpus_names(self.project), NO_CORPUS)
+        names = corpus_names(self.project)
+        refill_or_hint(self.corpus, names, NO_CORPUS)
+        refill_names(self.background, [n for n in names if n != self.chosen_corpus()], blank=SAME_CORPUS)
 
     def chosen_corpus(self) -> str | None:
         return self.corpus.currentData()
 
+    def chosen_background(self) -> str | None:
+        return self.background.currentData() or None
+
     def results_reader(self):
-        name = self.chosen_corpus()
-        return (lambda project: overlap.overlap_frame(project, name)) if name else None
+        name, background = self.chosen_corpus(), self.chosen_background()
+        return (lambda project: overlap.overlap_frame(project, name, background=background)) if name else None
 
     def show_results(self, frame) -> None:
         super().show_results(frame)
+        self.show_note(chance_note(frame))
         titles = [c.title for c in self.table.columns]
         book = titles.index("Book")
         self.table.setColumnWidth(book, min(self.table.columnWidth(book), BOOK_PX))
@@ -77,7 +94,8 @@ class OverlapTab(AnalysisTab):
         name = self.chosen_corpus()
         if not name:
             return None, "Build a reference corpus (Corpora tab) or add a remote one, then press Find overlaps."
-        return {"corpus": name}, f"No passage has been compared with {name} yet: press Find overlaps."
+        return ({"corpus": name, "background": self.chosen_background()},
+                f"No passage has been compared with {name} yet: press Find overlaps.")
 
     def point_picked(self, picked: dict) -> None:
         if "item_id" in picked:
@@ -90,13 +108,18 @@ class OverlapTab(AnalysisTab):
         if not name:
             self.show_info("Build a reference corpus (Corpora tab) or add a remote one first.")
             return
-        project, source = self.project, self.source.source()
+        project, source, background = self.project, self.source.source(), self.chosen_background()
 
         def work(state):
             ids = passages.gather(project, source)
-            return overlap.run_overlap(project, name, passage_ids=ids, state=state)
+            report = overlap.run_overlap(project, name, passage_ids=ids, state=state)
+            said = describe_outcome(project, report, f"Overlap with {name}")
+            if background is None or report.status == "cancelled":
+                return said
+            counted = overlap.run_background(project, name, background, passage_ids=ids, state=state)
+            return said + "\n" + describe_outcome(project, counted, f"Counts of the overlaps in {background}")
 
-        self.start_run(work, f"Overlap with {name}", f"Overlap with {name}")
+        self.start(work, f"Overlap with {name}", self.summary.show_text)
 
     def open_passage(self, row: int, _column: int = 0) -> None:
         """Show the passage with its longest overlap marked (read in the background: a remote index is asked
@@ -109,10 +132,11 @@ class OverlapTab(AnalysisTab):
         name = self.chosen_corpus()
         if not name or self.project is None:
             return
-        project = self.project
+        project, background = self.project, self.chosen_background()
 
         def work(state):
-            return {**overlap.passage_detail(project, name, item_id), "book": book, "passage_id": passage_id}
+            return {**overlap.passage_detail(project, name, item_id, background=background), "book": book,
+                    "passage_id": passage_id}
 
         self.details.start(work, label="Reading the passage", project=project, on_done=self.show_passage,
                            on_error=self.work_failed)
@@ -120,3 +144,18 @@ class OverlapTab(AnalysisTab):
     def show_passage(self, detail: dict) -> None:
         self.dialog = PassageDialog(detail, self)
         self.dialog.open()
+
+
+def chance_note(frame) -> str:
+    """Which chance model the table's chance column comes from, and the passages without an estimate and why."""
+    if frame.empty:
+        return ""
+    estimated = frame["chance_p"].notna()
+    lines = []
+    if estimated.any():
+        model = str(frame.loc[estimated, "chance_model"].mode().iloc[0])
+        lines.append("Chance: " + model + "." + ("" if "background corpus" in model else " " + CAVEAT))
+    missing = frame.loc[~estimated & (frame["longest"] > 0), "chance_model"]
+    for reason, rows in missing.value_counts().items():
+        lines.append(f"{rows:,} passage{'s' if rows != 1 else ''}: {reason}.")
+    return " ".join(lines)

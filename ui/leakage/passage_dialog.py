@@ -22,12 +22,16 @@ def overlap_facts(detail: dict) -> str:
     run = "The whole passage" if longest >= tokens else f"A run of {longest:,} of its {tokens:,} tokens"
     facts = f"{run} ({detail['covered_share']:.0%}, marked) is found in the corpus {times(int(detail['frequency']))}. "
     chance = float(detail["chance_p"])
+    model = str(detail.get("chance_model") or "")
+    if chance != chance:  # no estimate: the model's text says why
+        return facts + (model[:1].upper() + model[1:] + "." if model else "")
+    said = f" (Chance model: {model}.)" if model else ""
     if detail["unlikely_by_chance"]:
         return facts + (f"A run this probable would turn up by accident in a corpus of this size with a chance of only "
-                        f"{chance:.2g} (below 0.05): the overlap is unlikely to be a coincidence.")
+                        f"{chance:.2g} (below 0.05): the overlap is unlikely to be a coincidence.") + said
     odds = "almost 1" if chance >= 0.995 else f"{chance:.2g}"
     return facts + (f"A run this probable would turn up by accident in a corpus of this size with a chance of {odds} "
-                    "(0.05 or more): it could be a coincidence, such as a common phrase.")
+                    "(0.05 or more): it could be a coincidence, such as a common phrase.") + said
 
 
 def marked_html(text: str, span: tuple[int, int]) -> str:

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from ui.leakage.passage_dialog import times
 from ui.widgets.frame_table import is_missing
 from ui.widgets.marked_plot import GRID_ALPHA, Mark, MarkedPlot, hover_html
-from workbench.probes.leakage.charts import FLAG_COLOUR, LINE_COLOUR, PLAIN_COLOUR, SCORE_TITLES
+from workbench.probes.leakage.charts import FLAG_COLOUR, LINE_COLOUR, PLAIN_COLOUR, SCORE_TITLES, UNIT_TITLES
 
 # matplotlib's tab10, the colours of the publication figure's groups
 GROUP_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -24,6 +24,7 @@ JITTER = 0.12  # half the width of a strip of points, in group widths
 BOX_WIDTH = 0.5
 CLICK_PASSAGE = "click to read the passage"
 CLICK_BOOK = "click to find the book in the table"
+MESSAGE_MIN_PX, MESSAGE_MARGIN_PX = 240, 40  # a message's text width: the plot's, less a margin
 
 
 def chance_line(value) -> str:
@@ -42,9 +43,15 @@ def _powers_of_ten(top: float) -> list[tuple[float, str]]:
 
 
 class LeakagePlot(MarkedPlot):
+    def show_message(self, text: str) -> None:
+        """The message wrapped to the plot's width (a note on what to tag runs to several lines)."""
+        super().show_message(text)
+        self.message.setTextWidth(max(MESSAGE_MIN_PX, self.width() - MESSAGE_MARGIN_PX))
+
     def show_chart(self, name: str, frame: pd.DataFrame, score: str | None = None) -> None:
         {"leakage-overlap": self.show_overlap, "leakage-overlap-frequency": self.show_overlap_frequency,
-         "leakage-frequency": self.show_frequency}.get(name, lambda f: self.show_membership(f, score))(frame)
+         "leakage-frequency": self.show_frequency,
+         "membership-roc": lambda f: self.show_roc(f, score)}.get(name, lambda f: self.show_membership(f, score))(frame)
 
     # ------------------------------------------------------------------ passages
     def _passage_marks(self, frame: pd.DataFrame, xs: np.ndarray, ys: np.ndarray) -> None:
@@ -189,3 +196,32 @@ class LeakagePlot(MarkedPlot):
                          "Tag books member=yes and others member=no (Library page) to get the ROC AUC.")
         self.set_legend(legend)
         item.showGrid(x=False, y=True, alpha=GRID_ALPHA)
+
+    def show_roc(self, frame: pd.DataFrame, score: str | None) -> None:
+        """The ROC curve of one membership score over books and over passages, with the diagonal of no skill."""
+        item = self.reset("membership-roc")
+        scores = [s for s in SCORE_TITLES if s in set(frame["score"])]
+        score = score if score in scores else scores[0]
+        part = frame[frame["score"] == score]
+        item.addItem(pg.PlotDataItem([0, 1], [0, 1], pen=pg.mkPen("#909090", width=1, style=Qt.PenStyle.DashLine)))
+        legend = {}
+        for number, unit in enumerate(("book", "passage")):
+            curve = part[part["unit"] == unit]
+            if curve.empty:
+                continue
+            colour = GROUP_COLOURS[number]
+            item.addItem(pg.PlotDataItem(curve["fpr"].to_numpy(float), curve["tpr"].to_numpy(float),
+                                         pen=pg.mkPen(colour, width=2)))
+            first = curve.iloc[0]
+            interval = "" if is_missing(first["auc_low"]) else f" [{first['auc_low']:.2f}, {first['auc_high']:.2f}]"
+            legend[f"{UNIT_TITLES[unit]}: AUC {first['auc']:.2f}{interval} ({int(first['members'])} v "
+                   f"{int(first['non_members'])})"] = colour
+        item.setXRange(0, 1, padding=0.02)
+        item.setYRange(0, 1, padding=0.02)
+        self.title(f"ROC of {SCORE_TITLES[score]}: {part['model'].iloc[0] if 'model' in part else ''}")
+        self.axis_label("bottom", "false positive rate (non-members taken for members)")
+        self.axis_label("left", "true positive rate (members found)")
+        self.set_caption("Each curve runs through every threshold of the score; the dashed line is guessing. "
+                         "Passages of one book are not independent: their interval redraws whole books.")
+        self.set_legend(legend)
+        item.showGrid(x=True, y=True, alpha=GRID_ALPHA)

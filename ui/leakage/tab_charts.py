@@ -21,6 +21,8 @@ from ui.widgets.figure_file import ask_figure_path
 from workbench.probes.leakage.charts import SCORE_TITLES
 
 SCORE_CHART = "membership-scores"
+#: the charts drawn for the score chosen above the score chart
+SCORE_CHARTS = (SCORE_CHART, "membership-roc")
 
 
 def chart_frames(project, names: list[str], options: dict[str, Any]) -> dict[str, pd.DataFrame]:
@@ -115,9 +117,10 @@ class TabCharts(QWidget):
                 plot.show_chart(name, frame, self.score.currentData())
 
     def _score_changed(self, _index: int) -> None:
-        frame = self.frames.get(SCORE_CHART)
-        if frame is not None and not frame.empty:
-            self.plots[SCORE_CHART].show_chart(SCORE_CHART, frame, self.score.currentData())
+        for name in SCORE_CHARTS:
+            frame = self.frames.get(name)
+            if name in self.plots and frame is not None and not frame.empty:
+                self.plots[name].show_chart(name, frame, self.score.currentData())
 
     # ------------------------------------------------------------------ exports
     def export_figure_dialog(self, name: str, *_: Any) -> None:

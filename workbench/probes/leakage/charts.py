@@ -4,12 +4,18 @@ Charts (options as ``key=value``; ``corpus`` names a reference corpus, ``model``
 
 - ``leakage-overlap``: each passage's longest overlap against its length, with the y = x line (the
   whole passage occurs) and the overlaps unlikely to be chance in red (the leakage study's Figure 1);
+  ``background`` names the corpus the chance is estimated on (default: the same corpus less the match's
+  own occurrences), and the chance model is written under the figure;
 - ``leakage-overlap-frequency``: the longest overlap's frequency in the corpus against its length
   (Figure 2);
 - ``leakage-frequency``: book frequency in the corpus against name-cloze accuracy, with Spearman's rho
   overall and per group (*Speak, Memory* Table 3);
 - ``membership-scores``: each membership score's distribution over books, members against
-  non-members, with the ROC AUC.
+  non-members, with the ROC AUC;
+- ``membership-roc``: the ROC curve of each membership score over books and over passages, with the AUC
+  and its bootstrap interval (passages: books redrawn).
+
+Where books lack member / non-member tags, the membership charts say what to tag instead of drawing.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ if TYPE_CHECKING:
 
 FLAG_COLOUR, PLAIN_COLOUR, LINE_COLOUR = "#c0392b", "#2c3e50", "#e67e22"
 SCORE_TITLES = {"perplexity": "perplexity", "zlib_ratio": "zlib ratio", "min_k": "Min-K%", "min_k_pp": "Min-K%++",
-                "ref_ratio": "reference ratio"}
+                "ref_ratio": "reference ratio", "ref_diff": "reference difference"}
+UNIT_TITLES = {"book": "by book (book means)", "passage": "by passage"}
 
 
 def _corpus(project: "Project", corpus: str | None) -> str:
@@ -44,12 +51,21 @@ def _corpus(project: "Project", corpus: str | None) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- overlap
-def overlap_chart_frame(project: "Project", corpus: str | None = None, **_: Any) -> pd.DataFrame:
+def overlap_chart_frame(project: "Project", corpus: str | None = None, background: str | None = None,
+                        **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage.overlap import overlap_frame
 
-    frame = overlap_frame(project, _corpus(project, corpus))
+    frame = overlap_frame(project, _corpus(project, corpus), background=background or None)
     return frame[["corpus", "book", "book_id", "passage_id", "item_id", "tokens", "longest", "frequency", "log_prob",
-                  "chance_p", "unlikely_by_chance", "longest_text"]]
+                  "chance_p", "unlikely_by_chance", "chance_model", "longest_text"]]
+
+
+def _chance_caption(fig: "Figure", frame: pd.DataFrame) -> None:
+    """The chance model under the figure (the one most rows have; passages without an estimate say why in
+    the CSV)."""
+    if "chance_model" in frame and not frame.empty:
+        fig.text(0.01, 0.005, f"Chance: {frame['chance_model'].mode().iloc[0]}", fontsize=6, ha="left", va="bottom",
+                 wrap=True)
 
 
 def _scatter_flagged(ax, frame: pd.DataFrame, x: str, y: str) -> None:
@@ -71,6 +87,7 @@ def draw_overlap(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax.set_xlabel("passage length (tokens)")
     ax.set_ylabel("longest overlap (tokens)")
     ax.set_title(f"Longest overlap with {frame['corpus'].iloc[0]} ({len(frame)} passages)")
+    _chance_caption(fig, frame)
 
 
 def draw_overlap_frequency(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
@@ -82,6 +99,7 @@ def draw_overlap_frequency(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None
     ax.set_xlabel("longest overlap (tokens)")
     ax.set_ylabel("its frequency in the corpus")
     ax.set_title(f"Frequency of the longest overlap in {frame['corpus'].iloc[0]}")
+    _chance_caption(fig, frame)
 
 
 # ---------------------------------------------------------------------------------------------- book frequency
@@ -128,10 +146,12 @@ def membership_chart_frame(project: "Project", model: str | None = None, referen
     if not model:
         raise UserError("Choose the model whose membership scores to draw (model=LABEL).")
     passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
-    books = membership.per_book(passages, membership.member_labels(project, tag))
+    labels = membership.member_labels(project, tag)
+    note = membership.auc_note(passages, labels, model=model, tag=tag)
+    if note:
+        raise UserError(note)
+    books = membership.per_book(passages, labels)
     books = books[books["member"].isin(["yes", "no"])]
-    if books.empty:
-        return pd.DataFrame()
     aucs = membership.auc(books).set_index("score")
     long = books.melt(id_vars=["book", "book_id", "member", "passages"], value_vars=membership.SCORES,
                       var_name="score", value_name="value").dropna(subset=["value"])
@@ -159,11 +179,56 @@ def draw_membership(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     fig.suptitle(f"Membership scores by book: {frame['model'].iloc[0]}", fontsize="medium")
 
 
+def membership_roc_frame(project: "Project", model: str | None = None, reference: str | None = None,
+                         k: Any = 20, tag: str = "member", **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage import membership
+
+    if not model:
+        raise UserError("Choose the model whose membership scores to draw (model=LABEL).")
+    passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
+    labels = membership.member_labels(project, tag)
+    note = membership.auc_note(passages, labels, model=model, tag=tag)
+    if note:
+        raise UserError(note)
+    frame = membership.roc_points(passages, labels)
+    frame["model"] = model
+    return frame
+
+
+def draw_membership_roc(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+    from matplotlib import colormaps
+
+    palette = colormaps["tab10"]
+    axes = fig.subplots(1, 2, squeeze=False)[0]
+    for ax, unit in zip(axes, ("book", "passage")):
+        part = frame[frame["unit"] == unit]
+        for number, score in enumerate(SCORE_TITLES):
+            curve = part[part["score"] == score]
+            if curve.empty:
+                continue
+            first = curve.iloc[0]
+            interval = f" [{first['auc_low']:.2f}, {first['auc_high']:.2f}]" if np.isfinite(first["auc_low"]) else ""
+            ax.plot(curve["fpr"], curve["tpr"], linewidth=1.2, color=palette(number % 10),
+                    label=f"{SCORE_TITLES[score]}: AUC {first['auc']:.2f}{interval}")
+        ax.plot([0, 1], [0, 1], linestyle="--", linewidth=0.8, color="#909090")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.005)
+        ax.set_aspect("equal")
+        ax.set_xlabel("false positive rate (non-members taken for members)")
+        ax.set_ylabel("true positive rate (members found)")
+        if not part.empty:
+            ax.set_title(f"{UNIT_TITLES[unit]}: {int(part['members'].iloc[0])} members, "
+                         f"{int(part['non_members'].iloc[0])} non-members", fontsize="small")
+            ax.legend(loc="lower right", fontsize="x-small", frameon=False)
+    fig.suptitle(f"ROC curves of the membership scores: {frame['model'].iloc[0]}", fontsize="medium")
+
+
 # ---------------------------------------------------------------------------------------------- tables
-def _overlap_table(project: "Project", corpus: str | None = None, **_: Any) -> pd.DataFrame:
+def _overlap_table(project: "Project", corpus: str | None = None, background: str | None = None,
+                   **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage.overlap import overlap_frame
 
-    return overlap_frame(project, corpus or None)
+    return overlap_frame(project, corpus or None, background=background or None)
 
 
 def _frequency_table(project: "Project", corpus: str | None = None, model: str | None = None,
@@ -203,6 +268,20 @@ def _cutoff(value: Any) -> int | None:
                         "such as 2023.") from None
 
 
+def _membership_auc_table(project: "Project", model: str | None = None, reference: str | None = None, k: Any = 20,
+                          tag: str = "member", **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage import membership
+
+    if not model:
+        raise UserError("Choose the model whose membership scores to export (model=LABEL).")
+    passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
+    labels = membership.member_labels(project, tag)
+    note = membership.auc_note(passages, labels, model=model, tag=tag)
+    if note:
+        raise UserError(note)
+    return membership.auc_table(passages, labels)
+
+
 def _decop_table(project: "Project", model: str | None = None, cutoff_year: Any = None, **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage.decop import accuracy_frame
 
@@ -234,14 +313,20 @@ register_chart(ChartSpec("leakage-frequency", "Leakage: book frequency and name-
 register_chart(ChartSpec("membership-scores", "Membership scores by member tag", membership_chart_frame,
                          draw_membership, "Per-book membership scores of known members and non-members, with ROC AUC",
                          size_inches=(12.0, 3.6)))
+register_chart(ChartSpec("membership-roc", "Membership: ROC curves by book and by passage", membership_roc_frame,
+                         draw_membership_roc, "ROC curve of each membership score over tagged books and over their "
+                         "passages, with the AUC and its bootstrap interval", size_inches=(10.0, 5.2)))
 register_table(TableSpec("leakage-overlap", "Leakage: overlap per passage", _overlap_table,
-                         "longest shared sequence, its frequency, share of the passage, log-probability and chance"))
+                         "longest shared sequence, its frequency, share of the passage, log-probability and chance "
+                         "(background=CORPUS: the chance from another corpus's counts), and the chance model"))
 register_table(TableSpec("leakage-frequency", "Leakage: book frequency", _frequency_table,
                          "mean n-gram count per book in a corpus, with name-cloze accuracy"))
 register_table(TableSpec("leakage-frequency-correlations", "Leakage: frequency against accuracy", _correlation_table,
                          "Spearman's rho with p and bootstrap CI, overall and per group"))
 register_table(TableSpec("membership-scores", "Membership scores per passage", _membership_table,
-                         "perplexity, zlib ratio, Min-K%, Min-K%++ and reference ratio"))
+                         "perplexity, zlib ratio, Min-K%, Min-K%++, reference ratio and difference"))
+register_table(TableSpec("membership-auc", "Membership: ROC AUC by book and by passage", _membership_auc_table,
+                         "each score's ROC AUC over tagged books and over their passages, with bootstrap intervals"))
 register_table(TableSpec("decop-accuracy", "DE-COP score per book", _decop_table,
                          "passages, orders, mean passage score with a Wilson CI over passages, passage-level test "
                          "against 25%, suspect or clean"))

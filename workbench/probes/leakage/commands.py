@@ -79,6 +79,10 @@ def _register_leakage(subparsers) -> None:
     p = commands.add_parser("overlap", help="longest sequence each passage shares with the corpus (queries what is missing)")
     add_project_argument(p)
     p.add_argument("--corpus", required=True, metavar="NAME")
+    p.add_argument("--background", metavar="CORPUS",
+                   help="estimate the chance of each overlap on this other corpus of the project (local or remote), "
+                        "as the leakage study does on Gigaword; default: the same corpus with the overlap's own "
+                        "occurrences taken out of the counts")
     _source_argument(p)
     p.add_argument("--positions", action="store_true", help="add the longest match ending at every token")
     p.add_argument("--retry-failed", action="store_true")
@@ -112,13 +116,14 @@ def _register_membership(subparsers) -> None:
     p.add_argument("--retry-failed", action="store_true")
     p.set_defaults(handler=cmd_membership_run)
 
-    p = commands.add_parser("scores", help="perplexity, zlib ratio, Min-K%%, Min-K%%++, reference ratio")
+    p = commands.add_parser("scores", help="perplexity, zlib ratio, Min-K%%, Min-K%%++, reference ratio and difference")
     add_project_argument(p)
     p.add_argument("--model", required=True, metavar="LABEL")
     p.add_argument("--reference", metavar="LABEL")
     p.add_argument("--k", type=float, default=20.0, metavar="PERCENT", help="Min-K%% share of tokens (default 20)")
     p.add_argument("--per-book", action="store_true", help="book means (with the member tag)")
-    p.add_argument("--auc", action="store_true", help="ROC AUC of each score over books tagged member=yes/no")
+    p.add_argument("--auc", action="store_true", help="ROC AUC of each score over books tagged member=yes/no and over "
+                                                       "their passages (interval: books redrawn)")
     p.add_argument("--tag", default="member", help="the book tag holding yes/no (default 'member')")
     add_format_argument(p)
     p.set_defaults(handler=cmd_membership_scores)
@@ -226,14 +231,30 @@ def cmd_corpus_remove(args) -> int:
 
 def cmd_overlap(args) -> int:
     from workbench.probes.leakage import passages
-    from workbench.probes.leakage.overlap import overlap_frame, run_overlap
+    from workbench.probes.leakage.chance import CAVEAT
+    from workbench.probes.leakage.corpora import get_corpus
+    from workbench.probes.leakage.overlap import chance_model, overlap_frame, run_background, run_overlap
 
     with opened(args.project) as project:
+        if args.background:
+            get_corpus(project, args.background)  # known, before anything is asked
+            if args.background == args.corpus:
+                raise UserError("--background must name another corpus than --corpus: the chance of an overlap is "
+                                "estimated on text that does not hold it. Leave --background out to use the same "
+                                "corpus with the overlap's own occurrences removed.")
         ids = passages.gather(project, args.source, book_ids=args.book)
         report = run_overlap(project, args.corpus, passage_ids=ids, retry_failed=args.retry_failed,
                              state=progress_state(f"Overlap with {args.corpus}"))
         status = report_run(report, args.project, f"Overlap with {args.corpus}", out=sys.stderr)
-        print_frame(overlap_frame(project, args.corpus, passage_ids=ids, positions=args.positions), args.format)
+        if args.background and report.status != "cancelled":
+            counted = run_background(project, args.corpus, args.background, passage_ids=ids,
+                                     retry_failed=args.retry_failed,
+                                     state=progress_state(f"Counting the overlaps in {args.background}"))
+            status = max(status, report_run(counted, args.project, f"Counts in {args.background}", out=sys.stderr))
+        print(f"Chance model: {chance_model(args.background).describe()}." + ("" if args.background else
+              f" {CAVEAT}"), file=sys.stderr)
+        print_frame(overlap_frame(project, args.corpus, background=args.background, passage_ids=ids,
+                                  positions=args.positions), args.format)
     return status
 
 
@@ -273,9 +294,14 @@ def cmd_membership_scores(args) -> int:
         raise UserError("--k is a percentage of tokens: more than 0, at most 100.")
     with opened(args.project) as project:
         frame = membership.scores(project, args.model, reference=args.reference, k_percent=args.k)
-        if args.per_book or args.auc:
-            books = membership.per_book(frame, membership.member_labels(project, args.tag))
-            frame = membership.auc(books) if args.auc else books
+        labels = membership.member_labels(project, args.tag)
+        if args.auc:
+            note = membership.auc_note(frame, labels, model=args.model, tag=args.tag)
+            if note:
+                raise UserError(note)
+            frame = membership.auc_table(frame, labels)
+        elif args.per_book:
+            frame = membership.per_book(frame, labels)
         print_frame(frame, args.format)
     return 0
 

@@ -14,8 +14,11 @@ does not is not part of the match).
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
@@ -25,6 +28,9 @@ from workbench.probes.leakage.tokenizing import UNIT_MAX, Encoded, IndexTokenize
 
 if TYPE_CHECKING:
     from workbench.project import Project
+
+#: the words by which the engine tells its files apart (in the whole path, not only the file's name)
+ENGINE_MARKERS = ("tokenized", "table", "offset", "metadata", "metaoff")
 
 
 class LocalIndex:
@@ -41,9 +47,10 @@ class LocalIndex:
         self.width = info.width
         # No read-ahead threads: an index of the size a laptop builds sits in the page cache, where starting
         # those threads costs more than they save (queries three to four times faster without them).
-        self.engine = InfiniGramEngine(index_dir=str(self.folder), eos_token_id=UNIT_MAX, vocab_size=UNIT_MAX + 1,
-                                       version=4, token_dtype="u16", ds_prefetch_depth=0, sa_prefetch_depth=0,
-                                       od_prefetch_depth=0)
+        with engine_path(self.folder) as path:
+            self.engine = InfiniGramEngine(index_dir=path, eos_token_id=UNIT_MAX, vocab_size=UNIT_MAX + 1,
+                                           version=4, token_dtype="u16", ds_prefetch_depth=0, sa_prefetch_depth=0,
+                                           od_prefetch_depth=0)
 
     @classmethod
     def open(cls, project: "Project", folder: Path) -> "LocalIndex":
@@ -100,6 +107,39 @@ class LocalIndex:
 
     def close(self) -> None:
         self.engine = None
+
+
+@contextlib.contextmanager
+def engine_path(folder: Path) -> Iterator[str]:
+    """A path to the index folder that the engine reads correctly, valid while the engine opens it.
+
+    The engine sorts the files of the folder by looking for the words of ``ENGINE_MARKERS`` anywhere in each
+    file's full path: a project kept in a folder whose path holds one ("Timetables", "offsets") would have
+    every file taken for a suffix table, crashing the program or reading the wrong document offsets. Such a
+    folder is opened through a link from a fresh temporary folder; the engine maps the files while it opens
+    them, so the link is removed right after."""
+    path = str(Path(folder).absolute())
+    if not _marked(path):
+        yield path
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="palimpsest-"))
+    try:
+        link = scratch / "index"
+        try:
+            link.symlink_to(Path(folder).absolute(), target_is_directory=True)
+        except OSError:
+            link = None
+        if link is None or _marked(str(scratch)):
+            raise UserError(f"The n-gram engine cannot read an index in {folder}: a folder on its way is named with "
+                            f"one of the words {', '.join(ENGINE_MARKERS)}, which the engine mistakes for its own files. "
+                            "Move the project and its .indexes folder to a folder without them (or rename it).")
+        yield str(link)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _marked(path: str) -> bool:
+    return any(marker in path for marker in ENGINE_MARKERS)
 
 
 def suffix_from_forward(forward: np.ndarray) -> np.ndarray:

@@ -16,11 +16,17 @@ Scores, derived when read (``scores``; the direction says which way points to *m
 - ``min_k_pp`` = the same over (log p - mean) / sd, the log-probability standardised by the model's
   own expectation at that place (Min-K%++, Zhang et al. 2024; higher: member);
 - ``ref_ratio`` = log-perplexity of the model / log-perplexity of a reference model on the same
-  passage (Carlini et al. 2021's comparison with another model; lower: member).
+  passage (Carlini et al. 2021's comparison with another model; lower: member);
+- ``ref_diff`` = log-perplexity of the model - log-perplexity of the reference model (nats per token),
+  the reference-based score of mimir (Duan et al. 2024: the target's loss minus the reference's; the
+  difference of their mean token log-likelihoods, reference minus target; lower: member).
 
-Where books carry a member tag (``member=yes`` / ``member=no`` by default), ``auc`` gives the ROC AUC of
-each score over books (book means), oriented so that 1 means members always score as more
-member-like, with a bootstrap interval (``statistics.roc_auc``).
+Where books carry a member tag (``member=yes`` / ``member=no`` by default), ``auc_table`` gives the ROC
+AUC of each score, oriented so that 1 means members always score as more member-like, twice: over books
+(book means; ``auc``) and over passages (each passage labelled by its book's tag; ``passage_auc``), each
+with a bootstrap interval. Passages of one book are not independent, so the passage interval redraws
+books, each with all its passages (``statistics.clustered_roc_auc``). ``roc_points`` gives the ROC curves,
+``auc_note`` says in words what is missing when there is nothing to compare (no tags, or one class only).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run
 from workbench.models.base import Failure
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.runs import open_model, responses, run_on_model
-from workbench.probes.leakage.statistics import roc_auc
+from workbench.probes.leakage.statistics import clustered_roc_auc, roc_auc
 from workbench.progress import TaskState
 
 if TYPE_CHECKING:
@@ -46,9 +52,12 @@ if TYPE_CHECKING:
 
 KIND = "membership"
 K_PERCENT = 20.0
-SCORES = ["perplexity", "zlib_ratio", "min_k", "min_k_pp", "ref_ratio"]
+SCORES = ["perplexity", "zlib_ratio", "min_k", "min_k_pp", "ref_ratio", "ref_diff"]
+#: the scores that need a reference model
+REFERENCE_SCORES = ("ref_ratio", "ref_diff")
 #: +1 where a higher score points to a member, -1 where a lower one does
-DIRECTION = {"perplexity": -1, "zlib_ratio": -1, "min_k": 1, "min_k_pp": 1, "ref_ratio": -1}
+DIRECTION = {"perplexity": -1, "zlib_ratio": -1, "min_k": 1, "min_k_pp": 1, "ref_ratio": -1, "ref_diff": -1}
+UNITS = ("book", "passage")
 MEMBER_TAG = "member"
 YES = {"yes", "y", "true", "1", "member", "in"}
 NO = {"no", "n", "false", "0", "non-member", "nonmember", "out"}
@@ -80,6 +89,7 @@ def passage_scores(raw: dict[str, Any], text: str, *, k_percent: float = K_PERCE
         "min_k": lowest_mean(logprobs, k_percent),
         "min_k_pp": lowest_mean((logprobs - expected) / spread, k_percent),
         "ref_ratio": math.nan,
+        "ref_diff": math.nan,
         "log_perplexity": loss,
     }
 
@@ -173,6 +183,8 @@ def scores(project: "Project", model: str, *, reference: str | None = None, k_pe
         row = passage_scores(json.loads(raw), text, k_percent=k_percent)
         if item in reference_loss and reference_loss[item] > 0:
             row["ref_ratio"] = row["log_perplexity"] / reference_loss[item]
+        if item in reference_loss:
+            row["ref_diff"] = row["log_perplexity"] - reference_loss[item]
         row.update(book=info.loc[item, "book"], passage_id=info.loc[item, "source_key"],
                    book_id=info.loc[item, "book_id"], item_id=item, model=spec.label, reference=reference or "")
         rows.append(row)
@@ -200,16 +212,21 @@ def member_labels(project: "Project", tag: str = MEMBER_TAG) -> dict[int, bool]:
 def per_book(frame: pd.DataFrame, labels: dict[int, bool] | None = None) -> pd.DataFrame:
     """Mean of each score per book, the passages behind it, and the book's member tag (if any)."""
     columns = ["book", "book_id", "passages", *SCORES, "member"]
-    known = frame.dropna(subset=["book_id"])
+    known = frame.dropna(subset=["book_id"]).reindex(columns=[*frame.columns, *[s for s in SCORES
+                                                                              if s not in frame.columns]])
     if known.empty:
         return pd.DataFrame(columns=columns)
     grouped = known.groupby(["book_id", "book"], sort=True)
     out = grouped[SCORES].mean().reset_index()
     out["passages"] = grouped.size().to_numpy()
-    labels = labels or {}
-    out["member"] = [("yes" if labels[b] else "no") if b in labels else "" for b in out["book_id"].astype(int)]
+    out["member"] = _tags(out["book_id"], labels)
     out["book_id"] = out["book_id"].astype(int)
     return out[columns]
+
+
+def _tags(book_ids: Iterable, labels: dict[int, bool] | None) -> list[str]:
+    labels = labels or {}
+    return [("yes" if labels[int(b)] else "no") if pd.notna(b) and int(b) in labels else "" for b in book_ids]
 
 
 def auc(books: pd.DataFrame, *, seed: int = 0) -> pd.DataFrame:
@@ -224,3 +241,103 @@ def auc(books: pd.DataFrame, *, seed: int = 0) -> pd.DataFrame:
                      "members": result.members, "non_members": result.non_members,
                      "member_direction": "higher" if direction > 0 else "lower"})
     return pd.DataFrame(rows)
+
+
+def labelled_passages(passages: pd.DataFrame, labels: dict[int, bool] | None) -> pd.DataFrame:
+    """The passages with their book's member tag ("yes", "no", or "")."""
+    out = passages.copy()
+    out["member"] = _tags(out["book_id"], labels)
+    return out
+
+
+def passage_auc(passages: pd.DataFrame, labels: dict[int, bool] | None, *, seed: int = 0) -> pd.DataFrame:
+    """ROC AUC of each score over passages (each with its book's tag), oriented towards members; the interval
+    redraws books (a book's passages together), since passages of one book are not independent."""
+    tagged = labelled_passages(passages, labels)
+    tagged = tagged[tagged["member"].isin(["yes", "no"])]
+    rows = []
+    for score in SCORES:
+        direction = DIRECTION[score]
+        values = direction * pd.to_numeric(tagged[score], errors="coerce") if score in tagged else \
+            pd.Series(math.nan, index=tagged.index)
+        groups = {}
+        for tag in ("yes", "no"):
+            part = tagged["member"] == tag
+            groups[tag] = [values[part & (tagged["book_id"] == b)].to_numpy(float)
+                           for b in sorted(set(tagged.loc[part, "book_id"].astype(int)))]
+        result = clustered_roc_auc(groups["yes"], groups["no"], seed=seed)
+        rows.append({"score": score, "auc": result.auc, "ci_low": result.ci_low, "ci_high": result.ci_high,
+                     "members": result.members, "non_members": result.non_members,
+                     "member_books": result.member_groups, "non_member_books": result.non_member_groups,
+                     "member_direction": "higher" if direction > 0 else "lower"})
+    return pd.DataFrame(rows)
+
+
+AUC_COLUMNS = ["unit", "score", "auc", "ci_low", "ci_high", "members", "non_members", "member_books",
+               "non_member_books", "member_direction"]
+
+
+def auc_table(passages: pd.DataFrame, labels: dict[int, bool] | None, *, seed: int = 0) -> pd.DataFrame:
+    """Each score's ROC AUC over books and over passages (``unit``), with the books behind each."""
+    books = per_book(passages, labels)
+    by_book = auc(books, seed=seed)
+    by_book["member_books"], by_book["non_member_books"] = by_book["members"], by_book["non_members"]
+    by_book.insert(0, "unit", "book")
+    by_passage = passage_auc(passages, labels, seed=seed)
+    by_passage.insert(0, "unit", "passage")
+    return pd.concat([by_book, by_passage], ignore_index=True)[AUC_COLUMNS]
+
+
+def auc_note(passages: pd.DataFrame, labels: dict[int, bool] | None, *, model: str = "the model",
+             tag: str = MEMBER_TAG) -> str:
+    """What is missing for a ROC AUC, in words ("" when members and non-members both have scored passages)."""
+    how = (f"Tag the books whose membership is known {tag}=yes (in the model's training data) or {tag}=no (not in "
+           f"it): on the Library page, or with 'palimpsest tag PROJECT BOOK_ID {tag}=yes'.")
+    if passages.empty:
+        return (f"{model} has read no passages yet: let it read them first (Read the passages, or 'palimpsest "
+                "membership run').")
+    read = set(passages["book_id"].dropna().astype(int))
+    labels = labels or {}
+    members = sum(1 for b in read if labels.get(b) is True)
+    others = sum(1 for b in read if labels.get(b) is False)
+    if members and others:
+        return ""
+    books = f"{len(read):,} book{'s' if len(read) != 1 else ''}"
+    if not members and not others:
+        return (f"No ROC AUC: none of the {books} whose passages {model} read is tagged {tag}=yes or {tag}=no, so "
+                f"there is nothing to tell apart. {how}")
+    kind, need = ("member", f"{tag}=no") if members else ("non-member", f"{tag}=yes")
+    count = members or others
+    what = (f"the only tagged book {model} read is a {kind}" if count == 1 else
+            f"all {count:,} tagged books {model} read are {kind}s")
+    return (f"No ROC AUC: {what}; the AUC compares members with non-members, so tag at least one other book it "
+            f"read {need}. {how}")
+
+
+def roc_points(passages: pd.DataFrame, labels: dict[int, bool] | None, *, seed: int = 0) -> pd.DataFrame:
+    """The ROC curve of each score over books and over passages: false and true positive rates at every
+    threshold (members as positives, each score oriented towards members), with the AUC and its interval."""
+    from workbench.probes.leakage.statistics import roc_curve
+
+    tagged = labelled_passages(passages, labels)
+    books = per_book(passages, labels)
+    aucs = auc_table(passages, labels, seed=seed).set_index(["unit", "score"])
+    rows = []
+    for unit, frame in (("book", books), ("passage", tagged)):
+        for score in SCORES:
+            if score not in frame:
+                continue
+            direction = DIRECTION[score]
+            values = direction * pd.to_numeric(frame[score], errors="coerce")
+            members = values[frame["member"] == "yes"].dropna().to_numpy(float)
+            others = values[frame["member"] == "no"].dropna().to_numpy(float)
+            if members.size == 0 or others.size == 0:
+                continue
+            fpr, tpr = roc_curve(members, others)
+            found = aucs.loc[(unit, score)]
+            for x, y in zip(fpr, tpr):
+                rows.append({"unit": unit, "score": score, "fpr": x, "tpr": y, "auc": found["auc"],
+                             "auc_low": found["ci_low"], "auc_high": found["ci_high"],
+                             "members": int(found["members"]), "non_members": int(found["non_members"])})
+    return pd.DataFrame(rows, columns=["unit", "score", "fpr", "tpr", "auc", "auc_low", "auc_high", "members",
+                                       "non_members"])

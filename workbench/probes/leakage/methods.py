@@ -14,10 +14,10 @@ if TYPE_CHECKING:
 LEVEL = f"{CONFIDENCE:.0%}"
 
 
-def _corpus(project: "Project", run: dict) -> dict[str, Any]:
+def _corpus(project: "Project", run: dict, key: str = "corpus") -> dict[str, Any]:
     from workbench.probes.leakage.corpora import list_corpora
 
-    name = run["config"].get("corpus")
+    name = run["config"].get(key)
     found = next((c for c in list_corpora(project) if c.name == name), None)
     if found is None:
         return {"name": name, "removed": True}
@@ -40,10 +40,16 @@ def leakage_facts(project: "Project", run: dict) -> RunFacts:
     config, params = run["config"], run["params"]
     passages = len(config.get("passage_ids") or [])
     facts: dict[str, Any] = {"passages": passages}
-    if run["kind"] in (overlap.KIND, frequency.KIND):
+    if run["kind"] in (overlap.KIND, frequency.KIND, overlap.BACKGROUND_KIND):
         facts["corpus"] = _corpus(project, run)
     if run["kind"] == overlap.KIND:
         facts["max_order"] = params.get("max_order")
+        facts["chance_model"] = overlap.chance_model(None, params.get("max_order") or overlap.MAX_ORDER).describe()
+    elif run["kind"] == overlap.BACKGROUND_KIND:
+        facts["background"] = _corpus(project, run, "background")
+        facts["max_order"] = params.get("max_order")
+        facts["chance_model"] = overlap.chance_model(config.get("background"),
+                                                     params.get("max_order") or overlap.MAX_ORDER).describe()
     elif run["kind"] == frequency.KIND:
         facts.update(per_book=params.get("per_book"), gram=params.get("gram"), seed=params.get("seed"))
     elif run["kind"] == decop.QUIZ_KIND:
@@ -60,21 +66,29 @@ def leakage_facts(project: "Project", run: dict) -> RunFacts:
     return RunFacts({"leakage": facts}, items=items)
 
 
+def _corpus_line(title: str, corpus: dict[str, Any]) -> str:
+    if corpus.get("removed"):
+        return f"- **{title}:** '{corpus['name']}' (no longer in the project)."
+    if corpus["kind"] == "remote":
+        return (f"- **{title}:** '{corpus['name']}', the infini-gram index `{corpus['index']}` at {corpus['url']}"
+                + (f" ({corpus['tokens']:,} tokens)" if corpus.get("tokens") else "") + ", in that index's own tokenizer.")
+    return (f"- **{title}:** '{corpus['name']}', {corpus['documents']:,} documents, {corpus['tokens']:,} tokens "
+            f"({corpus['words']:,} white-space words), tokenizer `{corpus['tokenizer']}`, indexed with "
+            f"{corpus['engine']}.")
+
+
 def leakage_lines(run: dict, _seen: dict[str, int]) -> list[str]:
     facts = run.get("leakage") or {}
     lines = [f"- **Passages:** {facts.get('passages', 0):,}."]
     corpus = facts.get("corpus")
     if corpus:
-        if corpus.get("removed"):
-            lines.append(f"- **Reference corpus:** '{corpus['name']}' (no longer in the project).")
-        elif corpus["kind"] == "remote":
-            lines.append(f"- **Reference corpus:** '{corpus['name']}', the infini-gram index `{corpus['index']}` "
-                         f"at {corpus['url']}" + (f" ({corpus['tokens']:,} tokens)" if corpus.get("tokens") else "")
-                         + ", in that index's own tokenizer.")
-        else:
-            lines.append(f"- **Reference corpus:** '{corpus['name']}', {corpus['documents']:,} documents, "
-                         f"{corpus['tokens']:,} tokens ({corpus['words']:,} white-space words), tokenizer "
-                         f"`{corpus['tokenizer']}`, indexed with {corpus['engine']}.")
+        lines.append(_corpus_line("Reference corpus", corpus))
+    if facts.get("background"):
+        lines.append(_corpus_line("Background corpus (chance model)", facts["background"]))
+    if facts.get("chance_model"):
+        lines.append(f"- **Chance model:** {facts['chance_model']}" + (
+            " (the default; a background corpus's counts where a background run is listed)."
+            if run.get("kind") == overlap.KIND else "."))
     if facts.get("gram"):
         lines.append(f"- **Sample:** up to {facts['per_book']} passages per book, one run of {facts['gram']} words "
                      f"from each, seed {facts['seed']}.")
@@ -94,6 +108,7 @@ def leakage_paragraph(runs: list[dict]) -> str:
     parts = []
     if kinds & {overlap.KIND, frequency.KIND}:
         corpora = [r["leakage"].get("corpus") or {} for r in runs if r["kind"] in (overlap.KIND, frequency.KIND)]
+        corpora += [r["leakage"].get("background") or {} for r in runs if r["kind"] == overlap.BACKGROUND_KIND]
         local = any(c.get("kind") == "local" for c in corpora)
         parts.append(
             "Reference corpora were indexed with the infini-gram suffix-array engine"
@@ -106,11 +121,28 @@ def leakage_paragraph(runs: list[dict]) -> str:
             "For every passage, the length of the longest run of its tokens ending at each token that also occurs in "
             "the corpus was found, and from these the longest shared sequence, its position, and how often it "
             "occurs (among equally long sequences, the most frequent). Its probability was estimated with an "
-            f"interpolated {order}-gram model counted from the same index, with additive (Dirichlet) smoothing of "
-            f"weight {overlap.PRIOR:g} towards the next lower order and add-one smoothing of the unigrams; the chance "
-            "that a sequence of that probability occurs at least once in a corpus of n words is 1 - (1 - p)^n, "
-            f"and overlaps below {overlap.CHANCE_LEVEL} are marked as unlikely to be chance (for remote corpora n "
-            "is their size in tokens).")
+            f"interpolated {order}-gram model with additive (Dirichlet) smoothing of weight {overlap.PRIOR:g} towards "
+            "the next lower order and add-one smoothing of the unigrams. So that the model never contains the "
+            "match it judges, unless a background corpus is named its counts are those of the same corpus with the "
+            "match's own occurrences taken out: with the match s of L tokens found f times, the count of every "
+            "n-gram g inside it became c(g) - f m(g, s), where m(g, s) is the number of places g occurs in s (the "
+            "occurrences of g lying inside an occurrence of the match), and the corpus size in tokens N - f L "
+            "(exact unless occurrences of the match overlap one another; counts are kept at 0 or more, and a "
+            "count c(h w) at most c(h)). The chance that a sequence of that probability occurs at least once in "
+            "a corpus of n words is 1 - (1 - p)^n, with n the size of the corpus searched in white-space words, "
+            "less the f occurrences of the match (for remote corpora n is their size in tokens); overlaps below "
+            f"{overlap.CHANCE_LEVEL} are marked as unlikely to be chance. The removal cannot tell copies of a "
+            "passage from other uses of the same words, so for short, common overlaps it leans towards "
+            "'unlikely by chance'.")
+    if overlap.BACKGROUND_KIND in kinds:
+        names = sorted({(r["leakage"].get("background") or {}).get("name") or "?" for r in runs
+                        if r["kind"] == overlap.BACKGROUND_KIND})
+        parts.append(
+            "Where a background corpus was named (" + ", ".join(f"'{n}'" for n in names) + "), as the leakage "
+            "study estimates its chance model on an independent corpus, the text of each passage's longest "
+            "overlap was tokenized as that corpus is and the same model counted there, its counts used as they "
+            "are (occurrences of the match in an independent corpus are other uses of the same words); n remained "
+            "the size of the corpus searched.")
     if frequency.KIND in kinds:
         parts.append(
             "Book frequency: from each book's name-cloze passages (names restored) a seeded sample was drawn, one "
@@ -125,10 +157,12 @@ def leakage_paragraph(runs: list[dict]) -> str:
             "divided by the zlib-compressed length in bytes; Min-K% (the mean log-probability of the k% least "
             f"likely tokens, k = {membership.K_PERCENT:g} unless stated); Min-K%++ (the same for log-probabilities "
             "standardised by the mean and standard deviation of the model's next-token distribution); and, with a "
-            "reference model, the ratio of the two models' log-perplexities. Passages are scored as the tokenizer "
-            "encodes them, so the first token is scored only where the tokenizer adds a start token. Scores were "
-            "averaged per book; where books were tagged as known members or non-members, each score's ROC AUC over "
-            "books was computed.")
+            "reference model, the ratio of the two models' log-perplexities and their difference (the model's "
+            "minus the reference's, the reference-based score of the mimir benchmark). Passages are scored as the "
+            "tokenizer encodes them, so the first token is scored only where the tokenizer adds a start token. "
+            "Scores were averaged per book; where books were tagged as known members or non-members, each score's "
+            "ROC AUC was computed over books (book means) and over passages (each passage taking its book's tag), "
+            "with the ROC curves.")
     if surprisal.KIND in kinds:
         parts.append(
             "Word surprisal: the model read the text after its start-of-text token (texts longer than its context "
@@ -173,6 +207,12 @@ def leakage_statistics() -> list[Statistic]:
                   f"for how well each membership score separates member from non-member books ({LEVEL}, "
                   f"{RESAMPLES:,} resamples drawn within each group, seed 0)",
                   "scipy `mannwhitneyu` and `bootstrap`"),
+        Statistic("ROC AUC over passages (Mann-Whitney U over all passages of tagged books) with a cluster "
+                  "percentile bootstrap interval",
+                  f"for how well each membership score separates passages of member from non-member books ({LEVEL}, "
+                  f"{RESAMPLES:,} resamples redrawing member books and non-member books each on their own, every "
+                  "book with all its passages, as passages of one book are not independent; seed 0)",
+                  "scipy `mannwhitneyu` and `bootstrap` over book numbers"),
         Statistic(f"Wilson score interval ({LEVEL}) with the passage as the trial (the sum of passage scores out of "
                   "the number of passages)",
                   "for a book's DE-COP score; a score in [0, 1] with mean m has variance at most m(1 - m), so the "
@@ -200,6 +240,8 @@ register_methods(MethodsSection(
     title="Leakage and membership evidence",
     kinds=(
         RunKind(overlap.KIND, "overlap with a reference corpus", "passage", generation=_index_only),
+        RunKind(overlap.BACKGROUND_KIND, "counts of the overlaps in a background corpus (chance model)", "passage",
+                generation=_index_only),
         RunKind(frequency.KIND, "n-gram counts per book in a reference corpus", "passage", generation=_index_only),
         RunKind(membership.KIND, "token log-probabilities for membership scores", "passage", generation=_read_only),
         RunKind(surprisal.KIND, "word-level surprisal", "text", generation=_read_only),

@@ -8,6 +8,8 @@ answered, as JSON in ``raw``:
 - ``longest``, ``start``, ``text``, ``frequency``: the longest such run (when several are equally long,
   the most frequent one, as the study reports; then the first), where it starts, its text and how
   often it occurs in the corpus;
+- ``ids``: the run's token ids; ``span_words``: its size in the unit of the corpus size n (white-space
+  words; remote corpora: tokens);
 - ``ngram``: for each token of that run and each order k = 1 .. ``max_order``, the counts
   ``[c(context + token), c(context)]`` with the context the k - 1 tokens before it inside the run
   (order 1: ``[c(token), corpus tokens]``), and ``vocabulary``, ``corpus_words``.
@@ -15,14 +17,15 @@ answered, as JSON in ``raw``:
 Read back (``overlap_frame``), the numbers are derived by pure functions:
 
 - ``covered_share`` = longest / passage tokens (1: the whole passage occurs);
-- ``log_prob``: natural log of the run's probability under an interpolated n-gram model of order
-  ``order`` (default 5, as the study's KenLM model) estimated from the same index, with Dirichlet
-  (additive-prior) smoothing: P(w | h) = (c(h w) + mu * P(w | h')) / (c(h) + mu), h' = h without its
-  first token, mu = 1; the base is add-one unigram P(w) = (c(w) + 1) / (N + V). Unlike KenLM's
-  modified Kneser-Ney it needs nothing but counts, which both a local index and the public API give;
-- ``chance_p`` = 1 - (1 - p)^n, the chance that a sequence of that probability occurs at least once in
-  a corpus of n white-space words (the study's footnote 3; remote corpora: n = their size in tokens);
-  below ``CHANCE_LEVEL`` (0.05) the overlap is unlikely to be a coincidence (``unlikely_by_chance``).
+- ``log_prob``, ``chance_p``, ``unlikely_by_chance``: the run's probability under the chance model and the
+  chance that a sequence that probable occurs at least once in the corpus (``chance``: by default the same
+  corpus's counts with the run's own occurrences removed; with ``background``, the counts of a background
+  corpus, asked for in runs of kind ``leakage-chance``); ``chance_model`` names the model and
+  ``chance_removed`` says how many occurrences of the run were taken out of its counts.
+
+A ``leakage-chance`` run (``run_background``) asks the background corpus, for each passage already compared
+with the corpus, about the text of its longest overlap: its tokens there (``ids``), how often it occurs
+there (``frequency``) and the same n-gram counts (``ngram``, ``vocabulary``, ``corpus_tokens``).
 """
 
 from __future__ import annotations
@@ -37,8 +40,19 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
 from workbench.probes.leakage import passages as passage_store
+from workbench.probes.leakage.chance import (
+    BACKGROUND,
+    CHANCE_LEVEL,
+    MAX_ORDER,
+    PRIOR,
+    SAME,
+    ChanceModel,
+    searched_size,
+    span_chance,
+)
 from workbench.probes.leakage.corpora import get_corpus, list_corpora, open_index
 from workbench.probes.leakage.runs import index_process, responses
+from workbench.probes.leakage.wordlevel import count_words
 from workbench.progress import TaskState
 
 if TYPE_CHECKING:
@@ -46,11 +60,15 @@ if TYPE_CHECKING:
     from workbench.project import Project
 
 KIND = "leakage-overlap"
-MAX_ORDER = 5
-PRIOR = 1.0
-CHANCE_LEVEL = 0.05
+BACKGROUND_KIND = "leakage-chance"
+#: the answers' layout: 2 keeps the run's token ids (the chance model takes the run's own occurrences out of
+#: the counts with them); runs of layout 1 are asked again
+ANSWERS = 2
 COLUMNS = ["book", "passage_id", "tokens", "longest", "longest_text", "frequency", "covered_share", "log_prob",
-           "chance_p", "unlikely_by_chance", "start", "book_id", "item_id", "corpus"]
+           "chance_p", "unlikely_by_chance", "chance_model", "chance_removed", "start", "book_id", "item_id", "corpus"]
+OLD_ANSWER = ("no chance estimate: this overlap was found before the chance model left out the match's own "
+              "occurrences; find the overlaps again")
+NOT_COUNTED = "no chance estimate yet: the background corpus '{}' has not been asked about this overlap"
 
 
 # ---------------------------------------------------------------------------------------------- querying
@@ -70,13 +88,16 @@ def query_passage(index: "NgramIndex", text: str, max_order: int = MAX_ORDER) ->
         start = int(ends[best] - longest + 1)
         sequence = ids[start : start + longest]
         frequency = frequencies[tuple(sequence.tolist())]
+    span_text = encoded.span_text(start, longest)
     return {
         "tokens": int(ids.size),
         "suffix_lengths": lengths.tolist(),
         "longest": longest,
         "start": start,
-        "text": encoded.span_text(start, longest),
+        "text": span_text,
         "frequency": int(frequency),
+        "ids": [int(i) for i in sequence.tolist()],
+        "span_words": longest if getattr(index, "kind", "") == "remote" else count_words(span_text),
         "ngram": ngram_counts(index, sequence, max_order),
         "vocabulary": int(index.vocabulary_size),
         "corpus_tokens": int(index.total_tokens),
@@ -86,57 +107,85 @@ def query_passage(index: "NgramIndex", text: str, max_order: int = MAX_ORDER) ->
 
 def ngram_counts(index: "NgramIndex", sequence: np.ndarray, max_order: int) -> list[list[list[int]]]:
     """For each token of ``sequence`` and order k = 1 .. max_order (within the sequence): [c(h w), c(h)]."""
-    wanted: list[tuple[int, ...]] = []
+    plan = _plan(sequence, max_order)
+    return _laid_out(plan, _count_all(index, [g for row in plan for pair in row for g in pair]))
+
+
+def _plan(sequence: np.ndarray, max_order: int) -> list[list[tuple[tuple[int, ...], tuple[int, ...]]]]:
+    """For each token of ``sequence``, the (h w, h) pairs of orders 1 .. max_order."""
     plan = []
-    for i in range(sequence.size):
+    for i in range(len(sequence)):
         row = []
         for k in range(1, min(max_order, i + 1) + 1):
-            gram = tuple(sequence[i - k + 1 : i + 1].tolist())
+            gram = tuple(int(t) for t in sequence[i - k + 1 : i + 1])
             row.append((gram, gram[:-1]))
-            wanted += [gram, gram[:-1]]
         plan.append(row)
+    return plan
+
+
+def _count_all(index: "NgramIndex", wanted: Sequence[tuple[int, ...]]) -> dict[tuple[int, ...], int]:
     unique = list(dict.fromkeys(wanted))
-    found = dict(zip(unique, index.counts(unique))) if unique else {}
+    return dict(zip(unique, index.counts(unique))) if unique else {}
+
+
+def _laid_out(plan, found: dict[tuple[int, ...], int]) -> list[list[list[int]]]:
     return [[[found[g], found[h]] for g, h in row] for row in plan]
 
 
+def query_background(index: "NgramIndex", span_text: str, max_order: int = MAX_ORDER) -> dict[str, Any]:
+    """What the chance model needs from a background corpus about an overlap's text (its ``raw``): its tokens
+    there, how often it occurs there, and its n-gram counts there."""
+    ids = [int(i) for i in index.encode(span_text).ids.tolist()] if span_text else []
+    plan = _plan(np.asarray(ids, np.int64), max_order)
+    whole = tuple(ids)
+    found = _count_all(index, [g for row in plan for pair in row for g in pair] + ([whole] if whole else []))
+    return {
+        "text": span_text,
+        "ids": ids,
+        "frequency": int(found[whole]) if whole else 0,
+        "ngram": _laid_out(plan, found),
+        "vocabulary": int(index.vocabulary_size),
+        "corpus_tokens": int(index.total_tokens),
+    }
+
+
 # ---------------------------------------------------------------------------------------------- deriving
-def sequence_log_prob(ngram: Sequence[Sequence[Sequence[int]]], vocabulary: int, *, order: int = MAX_ORDER,
-                      prior: float = PRIOR) -> float:
-    """Natural-log probability of the run under the interpolated n-gram model (see the module text)."""
-    total = 0.0
-    for row in ngram:
-        (unigram, corpus_tokens), *higher = row
-        p = (unigram + 1.0) / (corpus_tokens + vocabulary)
-        for full, context in higher[: max(0, order - 1)]:
-            p = (full + prior * p) / (context + prior)
-        total += math.log(p)
-    return total
+def chance_model(background: str | None = None, order: int = MAX_ORDER) -> ChanceModel:
+    return ChanceModel(BACKGROUND, background, order) if background else ChanceModel(SAME, "", order)
 
 
-def chance_of_occurring(log_prob: float, n: float) -> float:
-    """1 - (1 - p)^n for p = exp(log_prob), computed without losing tiny values."""
-    if not math.isfinite(log_prob):
-        return math.nan
-    p = math.exp(log_prob)
-    if p >= 1.0:
-        return 1.0
-    return -math.expm1(n * math.log1p(-p))
-
-
-def derive(raw: dict[str, Any], *, order: int = MAX_ORDER, prior: float = PRIOR) -> dict[str, Any]:
+def derive(raw: dict[str, Any], *, order: int = MAX_ORDER, prior: float = PRIOR,
+           model: ChanceModel | None = None, background: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The numbers of one passage's overlap from its stored answer (and the background's, with a background
+    chance ``model``)."""
+    model = model or ChanceModel(SAME, "", order)
+    order = model.order
     longest, tokens = raw["longest"], raw["tokens"]
-    log_prob = sequence_log_prob(raw["ngram"], raw["vocabulary"], order=order, prior=prior) if longest else math.nan
-    chance = chance_of_occurring(log_prob, raw["corpus_words"]) if longest else math.nan
+    described = model.describe()
+    chance = {"log_prob": math.nan, "chance_p": math.nan, "removed": 0}
+    if longest:
+        span_size = raw.get("span_words", count_words(raw.get("text", "")))
+        n = searched_size(raw["corpus_words"], raw["frequency"], span_size)
+        if model.kind == BACKGROUND:
+            if background is None or background.get("text") != raw["text"]:
+                described = NOT_COUNTED.format(model.corpus)
+            else:
+                chance = span_chance(background, n, remove=False, order=order, prior=prior)
+        elif "ids" not in raw:
+            described = OLD_ANSWER
+        else:
+            chance = span_chance(raw, n, remove=True, order=order, prior=prior)
     return {
         "tokens": tokens,
         "longest": longest,
         "longest_text": raw["text"],
         "frequency": raw["frequency"],
         "covered_share": longest / tokens if tokens else math.nan,
-        "log_prob": log_prob,
-        "chance_p": chance,
-        "unlikely_by_chance": bool(chance < CHANCE_LEVEL) if longest else False,
+        "log_prob": chance["log_prob"],
+        "chance_p": chance["chance_p"],
+        "unlikely_by_chance": bool(chance["chance_p"] < CHANCE_LEVEL),
+        "chance_model": described,
+        "chance_removed": chance["removed"],
         "start": raw["start"],
     }
 
@@ -149,8 +198,12 @@ def run_overlap(project: "Project", corpus: str, source: str = "cloze", *, book_
     chosen = get_corpus(project, corpus)
     ids = list(passage_ids) if passage_ids is not None else passage_store.gather(project, source, book_ids=book_ids)
     config = {"corpus": chosen.name, "corpus_id": chosen.id, "passage_ids": ids}
-    run_id = find_or_create_run(project, KIND, model_id=None, params={"max_order": MAX_ORDER}, config=config)
+    run_id = find_or_create_run(project, KIND, model_id=None, params=_params(), config=config)
     return _execute(project, run_id, chosen.name, ids, state, retry_failed, index)
+
+
+def _params() -> dict[str, Any]:
+    return {"max_order": MAX_ORDER, "answers": ANSWERS}
 
 
 def _execute(project, run_id, corpus, ids, state, retry_failed, index=None) -> JobReport:
@@ -170,27 +223,84 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
     return _execute(project, run_id, run["config"]["corpus"], ids, state, retry_failed)
 
 
+def run_background(project: "Project", corpus: str, background: str, *, passage_ids: Sequence[int],
+                   state: TaskState | None = None, retry_failed: bool = False,
+                   index: "NgramIndex | None" = None) -> JobReport:
+    """Ask the corpus ``background`` about the longest overlap of each passage with ``corpus`` (found first)."""
+    searched, chosen = get_corpus(project, corpus), get_corpus(project, background)
+    if chosen.id == searched.id:
+        raise UserError(f"The background corpus must be another corpus than '{corpus}': the chance model is "
+                        "estimated on text that does not hold the match. Leave the background out to use "
+                        f"'{corpus}' with the match's own occurrences removed.")
+    ids = list(passage_ids)
+    config = {"corpus": searched.name, "corpus_id": searched.id, "background": chosen.name,
+              "background_id": chosen.id, "passage_ids": ids}
+    run_id = find_or_create_run(project, BACKGROUND_KIND, model_id=None, params={"max_order": MAX_ORDER},
+                                config=config)
+    return _execute_background(project, run_id, searched.name, chosen.name, ids, state, retry_failed, index)
+
+
+def _execute_background(project, run_id, corpus, background, ids, state, retry_failed, index=None) -> JobReport:
+    found = _answers(project, corpus)
+    spans = {int(item): json.loads(raw) for item, raw in zip(found["item_id"], found["raw"])}
+    texts = {i: spans[i]["text"] for i in ids if i in spans}
+    opened = index or open_index(project, background)
+
+    def ask(index, text, unit):
+        if unit.item_id not in spans:
+            raise UserError(f"Passage {unit.item_id} has no overlap with '{corpus}' yet: find the overlaps first.")
+        return query_background(index, text)
+
+    try:
+        process = index_process(opened, _Always(texts), ask)
+        return run_job(project, run_id, [Unit(i) for i in ids], process, state, retry_failed=retry_failed)
+    finally:
+        if index is None:
+            opened.close()
+
+
+class _Always(dict):
+    """The span texts by passage; a passage without one gives "" (its unit then fails with a message)."""
+
+    def __missing__(self, key):
+        return ""
+
+
+def resume_background(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:
+    run = get_run(project, run_id)
+    config = run["config"]
+    return _execute_background(project, run_id, config["corpus"], config["background"],
+                               list(config.get("passage_ids") or []), state, retry_failed)
+
+
 register_resumer(KIND, resume)
+register_resumer(BACKGROUND_KIND, resume_background)
 
 
 # ---------------------------------------------------------------------------------------------- reading
-def overlap_frame(project: "Project", corpus: str | None = None, *, passage_ids: Sequence[int] | None = None,
-                  order: int = MAX_ORDER, positions: bool = False) -> pd.DataFrame:
-    """One row per passage queried against ``corpus`` (every corpus if None), newest answer first."""
+def overlap_frame(project: "Project", corpus: str | None = None, *, background: str | None = None,
+                  passage_ids: Sequence[int] | None = None, order: int = MAX_ORDER,
+                  positions: bool = False) -> pd.DataFrame:
+    """One row per passage queried against ``corpus`` (every corpus if None), newest answer first; the chance
+    from ``background``'s counts when named, else from the corpus's own less the match's occurrences."""
     frames = []
     names = [corpus] if corpus else _corpora_with_runs(project)
+    model = chance_model(background, order)
     for name in names:
+        if background and background == name:
+            continue
         found = _answers(project, name)
         if passage_ids is not None:
             found = found[found["item_id"].isin(list(passage_ids))]
         if found.empty:
             continue
+        counted = _background_answers(project, name, background) if background else {}
         info = passage_store.passages_frame(project, found["item_id"].astype(int).tolist())
         meta = info.set_index("passage_id")
         rows = []
         for item, raw in zip(found["item_id"].astype(int), found["raw"]):
             data = json.loads(raw)
-            row = derive(data, order=order)
+            row = derive(data, model=model, background=counted.get(item))
             passage = meta.loc[item]
             row.update(book=passage["book"], passage_id=passage["source_key"], book_id=passage["book_id"],
                        item_id=item, corpus=name)
@@ -212,19 +322,26 @@ def _answers(project: "Project", corpus: str) -> pd.DataFrame:
     return responses(project, KIND, config_filter={"corpus_id": get_corpus(project, corpus).id})
 
 
+def _background_answers(project: "Project", corpus: str, background: str) -> dict[int, dict[str, Any]]:
+    found = responses(project, BACKGROUND_KIND, config_filter={"corpus_id": get_corpus(project, corpus).id,
+                                                                "background_id": get_corpus(project, background).id})
+    return {int(item): json.loads(raw) for item, raw in zip(found["item_id"], found["raw"])}
+
+
 def _corpora_with_runs(project: "Project") -> list[str]:
     rows = project.db.execute("SELECT DISTINCT config FROM runs WHERE kind = ?", [KIND]).fetchall()
     queried = {json.loads(c or "{}").get("corpus_id") for (c,) in rows}
     return sorted(corpus.name for corpus in list_corpora(project) if corpus.id in queried)
 
 
-def passage_detail(project: "Project", corpus: str, item_id: int) -> dict[str, Any]:
+def passage_detail(project: "Project", corpus: str, item_id: int, *, background: str | None = None) -> dict[str, Any]:
     """One passage's text with its tokens' places and the longest overlap marked (for click-through)."""
     found = _answers(project, corpus)
     found = found[found["item_id"] == item_id]
     if found.empty:
         raise UserError(f"Passage {item_id} has not been queried against '{corpus}' yet.")
     raw = json.loads(found["raw"].iloc[0])
+    counted = _background_answers(project, corpus, background).get(item_id) if background else None
     text = passage_store.passage_texts(project, [item_id])[item_id]
     index = open_index(project, corpus)
     try:
@@ -233,4 +350,5 @@ def passage_detail(project: "Project", corpus: str, item_id: int) -> dict[str, A
         index.close()
     start, longest = raw["start"], raw["longest"]
     span = (int(encoded.starts[start]), int(encoded.ends[start + longest - 1])) if longest else (0, 0)
-    return {"text": encoded.text, "span": span, "suffix_lengths": raw["suffix_lengths"], **derive(raw)}
+    return {"text": encoded.text, "span": span, "suffix_lengths": raw["suffix_lengths"],
+            **derive(raw, model=chance_model(background), background=counted)}

@@ -6,6 +6,11 @@
   members against non-members (scipy ``mannwhitneyu``) divided by their product, ties counting one
   half, with a seeded percentile bootstrap interval that redraws members and non-members each on their
   own (``analysis.intervals.percentile_bootstrap``);
+- ``clustered_roc_auc``: the same AUC over passages that come in books (each passage labelled by its
+  book), with the interval of a cluster bootstrap: members' books and non-members' books are redrawn
+  (each group on its own, a book with all its passages), as passages of one book are not independent;
+- ``roc_curve``: the ROC curve's points (false and true positive rates at every threshold, members as
+  positives), whose trapezoid area is the AUC above (ties counting one half);
 - ``binomial``: a two-sided exact binomial test against a chance rate (scipy ``binomtest``) and the
   Wilson interval of the rate (``analysis.intervals.wilson_interval``).
 """
@@ -24,7 +29,8 @@ from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, CONFIDENCE, percen
 
 RESAMPLES = BOOTSTRAP_RESAMPLES
 SEED = 0
-__all__ = ["CONFIDENCE", "RESAMPLES", "Correlation", "spearman", "roc_auc", "binomial"]
+__all__ = ["CONFIDENCE", "RESAMPLES", "Correlation", "spearman", "roc_auc", "clustered_roc_auc", "roc_curve",
+           "binomial"]
 
 
 def spearman(x: Sequence[float], y: Sequence[float], *, seed: int = SEED) -> Correlation:
@@ -64,6 +70,74 @@ def roc_auc(members: Sequence[float], non_members: Sequence[float], *, seed: int
     if a.size >= 2 and b.size >= 2:
         low, high, _ = percentile_bootstrap((a, b), _auc, seed=seed)
     return Auc(value, int(a.size), int(b.size), low, high)
+
+
+@dataclass(frozen=True)
+class ClusteredAuc:
+    auc: float
+    members: int  # passages
+    non_members: int
+    member_groups: int  # books
+    non_member_groups: int
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+
+
+def _finite_groups(groups: Sequence[Sequence[float]]) -> list[np.ndarray]:
+    kept = [np.asarray(g, dtype=float) for g in groups]
+    kept = [g[np.isfinite(g)] for g in kept]
+    return [g for g in kept if g.size]
+
+
+def _counts(draws: np.ndarray, size: int) -> np.ndarray:
+    """How often each of ``size`` groups is drawn in each draw (the last axis of ``draws`` holds group numbers)."""
+    draws = np.asarray(draws).astype(np.int64)
+    flat = draws.reshape(-1, draws.shape[-1])
+    offsets = (np.arange(flat.shape[0]) * size)[:, None]
+    counted = np.bincount((flat + offsets).ravel(), minlength=flat.shape[0] * size).reshape(flat.shape[0], size)
+    return counted.reshape(*draws.shape[:-1], size).astype(float)
+
+
+def clustered_roc_auc(members: Sequence[Sequence[float]], non_members: Sequence[Sequence[float]], *,
+                      seed: int = SEED) -> ClusteredAuc:
+    """ROC AUC over the values of all groups (``members``: one sequence of values per member book), higher
+    meaning member; the interval redraws whole groups (percentile bootstrap, each side on its own)."""
+    a_groups, b_groups = _finite_groups(members), _finite_groups(non_members)
+    a_size, b_size = sum(g.size for g in a_groups), sum(g.size for g in b_groups)
+    if not a_groups or not b_groups:
+        return ClusteredAuc(math.nan, a_size, b_size, len(a_groups), len(b_groups))
+    from scipy.stats import mannwhitneyu
+
+    value = float(mannwhitneyu(np.concatenate(a_groups), np.concatenate(b_groups)).statistic) / (a_size * b_size)
+    # wins[i, j]: pairs (value of member group i, value of non-member group j) with the member's higher, ties half
+    wins = np.array([[(x[:, None] > y[None, :]).sum() + 0.5 * (x[:, None] == y[None, :]).sum() for y in b_groups]
+                     for x in a_groups], dtype=float)
+    a_sizes = np.array([g.size for g in a_groups], dtype=float)
+    b_sizes = np.array([g.size for g in b_groups], dtype=float)
+
+    def statistic(a_draw: np.ndarray, b_draw: np.ndarray, axis: int = -1) -> np.ndarray:
+        a_times, b_times = _counts(a_draw, len(a_groups)), _counts(b_draw, len(b_groups))
+        pairs = np.einsum("...i,ij,...j->...", a_times, wins, b_times)
+        return pairs / ((a_times @ a_sizes) * (b_times @ b_sizes))
+
+    low, high = math.nan, math.nan
+    if len(a_groups) >= 2 and len(b_groups) >= 2:
+        low, high, _ = percentile_bootstrap((np.arange(len(a_groups), dtype=float),
+                                             np.arange(len(b_groups), dtype=float)), statistic, seed=seed)
+    return ClusteredAuc(value, a_size, b_size, len(a_groups), len(b_groups), low, high)
+
+
+def roc_curve(members: Sequence[float], non_members: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """(false positive rates, true positive rates) from (0, 0) to (1, 1), one point per distinct value taken
+    as the threshold (a value at or above it counts as member), highest first."""
+    a = np.sort(np.asarray([v for v in members if np.isfinite(v)], dtype=float))
+    b = np.sort(np.asarray([v for v in non_members if np.isfinite(v)], dtype=float))
+    if a.size == 0 or b.size == 0:
+        return np.zeros(0), np.zeros(0)
+    thresholds = np.unique(np.concatenate([a, b]))[::-1]
+    tpr = (a.size - np.searchsorted(a, thresholds, side="left")) / a.size
+    fpr = (b.size - np.searchsorted(b, thresholds, side="left")) / b.size
+    return np.concatenate([[0.0], fpr]), np.concatenate([[0.0], tpr])
 
 
 @dataclass(frozen=True)
