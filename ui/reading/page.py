@@ -217,8 +217,8 @@ class ReadingPage(Page, OneOperation):
         if answers.empty:
             return
         bins = results.retention_bins(answers["retention_words"].fillna(-1))
-        chosen = answers[(answers["variant"] == variant) & (bins["bin_low"] == bin_low) & ~answers["none_of_the_above"]
-                         & answers["retention_words"].notna()]
+        chosen = answers[(answers["variant"] == variant) & (bins["bin_low"] == bin_low)
+                         & answers["retention_words"].notna()]  # 'None of the above' ones too: the curve counts them
         self.bin_answers.show_frame(chosen)
         self.detail.clear()
 

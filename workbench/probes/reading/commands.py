@@ -225,25 +225,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
-def _bins(text: str | None):
-    from workbench.probes.reading.results import DEFAULT_BINS
-
-    if not text:
-        return DEFAULT_BINS
-    try:
-        edges = sorted({int(part) for part in text.split(",") if part.strip()})
-    except ValueError as exc:
-        raise UserError(f"--bins takes whole numbers of words separated by commas, not '{text}'.") from exc
-    if not edges or edges[0] != 0:
-        edges = [0, *edges]
-    return tuple(edges)
-
-
 def cmd_curve(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.results import forgetting_curve
+    from workbench.probes.reading.results import forgetting_curve, parse_bins
 
     with opened(args.project) as project:
-        frame = forgetting_curve(project, args.model, bins=_bins(args.bins), by_kind=args.by_kind)
+        frame = forgetting_curve(project, args.model, bins=parse_bins(args.bins), by_kind=args.by_kind)
     print_frame(frame, args.format)
     return 0
 
