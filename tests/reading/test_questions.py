@@ -14,8 +14,8 @@ from workbench.probes.reading.questions import (
     SummaryLevel,
     borrow_names,
     build,
-    checkpoints,
     build_questions,
+    checkpoints,
     latest_question_sets,
     load_questions,
     question_counts,
@@ -240,12 +240,15 @@ def _store_level(project, book, level, group, pairs):
     model_id = external_model(project, "elsewhere")
     base = {"scene_set": book.scene_set.id, "book_id": book.book_id, "model": "elsewhere", "level": level,
             "group": group, "source": "import"}
-    for kind, column, config in ((SUMMARY_RUN, 0, base), (FALSE_RUN, 1, None)):
-        config = config or {**base, "summary_run": summary_run}
-        run_id = find_or_create_run(project, kind, model_id=model_id, params={}, config=config)
-        run_job(project, run_id, [Unit(n) for n in pairs],
-                lambda units, state: ((u, Outcome(raw=pairs[u.item_id][column])) for u in units))
-        summary_run = run_id
+
+    def stored(column):
+        return lambda units, state: ((u, Outcome(raw=pairs[u.item_id][column])) for u in units)
+
+    summary_run = find_or_create_run(project, SUMMARY_RUN, model_id=model_id, params={}, config=base)
+    run_job(project, summary_run, [Unit(n) for n in pairs], stored(0))
+    false_run = find_or_create_run(project, FALSE_RUN, model_id=model_id, params={},
+                                   config={**base, "summary_run": summary_run})
+    run_job(project, false_run, [Unit(n) for n in pairs], stored(1))
 
 
 def test_a_book_with_hierarchical_summaries_gets_questions_on_its_levels(project, summarized_book):

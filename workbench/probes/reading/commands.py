@@ -16,7 +16,6 @@ from workbench.cli.common import (
     progress_state,
     report_run,
 )
-from workbench.errors import UserError
 
 #: ``palimpsest reading NAME``: (help, the function of ``results`` that makes the table)
 RESULT_TABLES = {
