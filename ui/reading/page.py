@@ -326,18 +326,19 @@ class ReadingPage(Page, OneOperation):
         book = self._book()
         if book is None:
             return None
-        from workbench.probes.reading.questions import QuestionSettings, build_questions, question_counts
+        from workbench.probes.reading.questions import QuestionSettings, build_questions, missing_kinds, question_counts
 
         project = self.project
         settings = QuestionSettings(every=self.steps.every.value(), options=self.steps.options.value(),
-                                    seed=self.steps.question_seed.value())
+                                    seed=self.steps.question_seed.value(), max_level=self.steps.chosen_max_level())
         variant = self.steps.question_variant.currentData()
 
         def work(state):
             question_set = build_questions(project, book, settings, variant=variant)
             counts = question_counts(project, question_set.id)
             parts = [f"{int(r.questions)} {r.kind}" for r in counts.itertuples(index=False)]
-            return f"Built {int(counts['questions'].sum()):,} questions on the {variant} text: {', '.join(parts)}."
+            return " ".join([f"Built {int(counts['questions'].sum()):,} questions on the {variant} text: "
+                             f"{', '.join(parts)}."] + missing_kinds(settings.kinds, counts["kind"], settings.options))
 
         return self.start_work(work, "Building questions", self._said)
 

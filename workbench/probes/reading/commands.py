@@ -76,7 +76,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--kinds", default="lookahead,false-summary,other-book", metavar="K1,K2",
                    help="kinds of wrong options: lookahead, false-summary, other-book (all three)")
     p.add_argument("--reconstruction", type=int, default=20, metavar="N",
-                   help="scenes with reconstruction questions, each with and without its text (20)")
+                   help="scenes with reconstruction questions, each with and without its text, and as many parts "
+                        "of each level of hierarchical summaries (20)")
+    p.add_argument("--max-level", type=int, metavar="L",
+                   help="with hierarchical summaries, the highest level with reconstruction questions "
+                        "(default: every level; 0: the scenes only)")
     p.add_argument("--summaries", metavar="LABEL", help="whose summaries to use (default: the newest)")
     add_format_argument(p)
     p.set_defaults(handler=cmd_questions)
@@ -86,7 +90,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", required=True, metavar="LABEL")
     p.add_argument("--variant", choices=["original", "substituted"], default="original")
     p.add_argument("--context-words", type=int, metavar="N",
-                   help="show at most the last N words of the book before each question")
+                   help="show at most the last N words of the book before each question (a run whose prompts "
+                        "cannot fit the model is refused before anything is sent, saying how many words fit)")
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
     p.add_argument("--retry-failed", action="store_true", help="only ask again where the request failed")
     p.add_argument("--temperature", type=float, metavar="T",
@@ -180,11 +185,11 @@ def cmd_substitute(args: argparse.Namespace) -> int:
 
 
 def cmd_questions(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.questions import QuestionSettings, build_questions, question_counts
+    from workbench.probes.reading.questions import QuestionSettings, build_questions, missing_kinds, question_counts
 
     settings = QuestionSettings(every=args.every, options=args.options, seed=args.seed,
                                 kinds=tuple(k.strip() for k in args.kinds.split(",") if k.strip()),
-                                reconstruction=args.reconstruction)
+                                reconstruction=args.reconstruction, max_level=args.max_level)
     with opened(args.project) as project:
         question_set = build_questions(project, args.book, settings, variant=args.variant,
                                        summaries_model=args.summaries)
@@ -193,6 +198,8 @@ def cmd_questions(args: argparse.Namespace) -> int:
     if args.format == "table":
         print(f"Question set {question_set.id} ({question_set.variant} text, summaries by {question_set.summaries}): "
               f"{int(counts['questions'].sum())} questions.")
+        for note in missing_kinds(settings.kinds, counts["kind"], settings.options):
+            print(note)
     return 0
 
 

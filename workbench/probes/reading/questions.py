@@ -504,22 +504,42 @@ def question_count(project: "Project", set_id: int) -> int:
 def questions_frame(project: "Project", set_id: int) -> pd.DataFrame:
     """One row per question: id, key, kind, checkpoint, scene, retention demand, choices, answer."""
     rows = [{"question_id": q.id, "key": q.key, "kind": q.kind, "checkpoint_scene": q.checkpoint_scene,
-             "scene": q.scene, "retention_words": q.retention_words, "choices": q.choices,
+             "scene": q.scene, "level": None if q.read_along else int(q.body.get("level", 0)),
+             "retention_words": q.retention_words, "choices": q.choices,
              "answer": q.correct_choice + 1 if q.correct_choice is not None else None,
              "none_of_the_above": q.read_along and q.answer is None}
             for q in load_questions(project, set_id)]
-    return pd.DataFrame(rows, columns=["question_id", "key", "kind", "checkpoint_scene", "scene", "retention_words",
-                                       "choices", "answer", "none_of_the_above"])
+    return pd.DataFrame(rows, columns=["question_id", "key", "kind", "checkpoint_scene", "scene", "level",
+                                       "retention_words", "choices", "answer", "none_of_the_above"])
+
+
+#: why a kind of read-along question may have none (each needs, at its checkpoint, as many wrong options as a
+#: 'None of the above' question shows: one fewer than the choices)
+KIND_NEEDS = {
+    "lookahead": "each needs that many scenes with summaries after its checkpoint",
+    "false-summary": "each needs that many false summaries of the scenes read",
+    "other-book": "each needs that many other books with summaries by the same model, one option from each",
+}
+
+
+def missing_kinds(kinds: Sequence[str], built: Iterable[str], options: int) -> list[str]:
+    """A sentence for each kind asked for of which no question could be built, saying what it needs."""
+    found = set(built)
+    return [f"No {kind} questions: {KIND_NEEDS[kind].replace('that many', f'{options - 1}', 1)}."
+            for kind in kinds if kind in KIND_NEEDS and kind not in found]
 
 
 def question_counts(project: "Project", set_id: int) -> pd.DataFrame:
-    """Questions per kind, with how many have 'None of the above' as answer, and the retention demand's
-    median, quartiles and range (words)."""
+    """Questions per kind, with how many have 'None of the above' as answer, the retention demand's median,
+    quartiles and range (words), and for reconstruction the summary levels asked about ("0-2")."""
     frame = questions_frame(project, set_id)
     rows = []
     for kind, group in frame.groupby("kind", sort=False):
         demand = group["retention_words"].dropna()
+        levels = sorted({int(v) for v in group["level"].dropna()})
         rows.append({"kind": kind, "questions": len(group), "none_of_the_above": int(group["none_of_the_above"].sum()),
+                     **({"levels": f"{levels[0]}-{levels[-1]}" if len(levels) > 1 else str(levels[0])}
+                        if levels else {}),
                      **({"retention_min": int(demand.min()), "retention_q1": int(demand.quantile(0.25)),
                          "retention_median": int(demand.median()), "retention_q3": int(demand.quantile(0.75)),
                          "retention_max": int(demand.max())} if len(demand) else {})})
