@@ -7,7 +7,7 @@ Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png [--option key=val
                               point counts); options ``model``, ``by_kind`` (one panel per kind), ``bins``
                               (lower edges in words, "0,1000,5000");
 - ``reading-reconstruction``  mean ROUGE F1 of the corrected summaries beside the false-summary baseline,
-                              with and without the passage, with 95% bootstrap intervals; options
+                              with and without the passage, per summary level, with 95% bootstrap intervals; options
                               ``model``, ``measure`` (rouge1, rouge2, rougeL).
 
 Tables (CSV): ``reading-answers`` (every question asked, with the raw reply and what it means),
@@ -144,8 +144,9 @@ def reconstruction_frame(project: "Project", model: str | None = None, measure: 
 
 def draw_reconstruction(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax = fig.subplots()
+    levels = frame["level"] if "level" in frame.columns else [0] * len(frame)
     labels = [f"{v}\n{'with passage' if k == 'reconstruct-passage' else 'no passage'}"
-              for v, k in zip(frame["variant"], frame["kind"])]
+              + (f"\nlevel {int(lv)}" if lv else "") for v, k, lv in zip(frame["variant"], frame["kind"], levels)]
     x = np.arange(len(frame))
     for offset, prefix, name, color in ((-0.2, "baseline", "false summary (baseline)", "#999999"),
                                         (0.2, "model", "model's correction", "#1f77b4")):
