@@ -51,6 +51,8 @@ def test_the_steps_run_in_the_background_and_the_curve_opens_on_a_question(qtbot
     _settle(qtbot, page)
     assert page.model.currentData() == "judge"
     assert page.curve.rowCount() >= 2 and page.plot.points
+    (chance,) = page.plot.chance  # one dashed step across the bins: guessing among 4 choices
+    assert set(chance.getData()[1]) == {0.25} and len(chance.getData()[0]) == 2 * page.curve.rowCount()
     accuracies = page.curve.column_texts("Accuracy")
     assert accuracies[0] == "100%" and page.curve.column_texts("Unparsed")[-1] != "0"
     assert "original names: no slope (the regression did not converge" in page.slope.text()

@@ -117,7 +117,7 @@ def test_the_chance_line_is_that_of_the_questions_each_point_counts(project, sum
                                                                              kinds=("lookahead", "false-summary")))
     many = build_questions(project, other.book_id, QuestionSettings(every=2, options=6, reconstruction=0,
                                                                     kinds=("lookahead", "false-summary")))
-    store_answers(project, few, "judge", lambda q: "1" if q.retention_words < 300 else None)  # late ones fail
+    store_answers(project, few, "judge", lambda q: "1" if (q.retention_words or 0) < 300 else None)  # late ones fail
     store_answers(project, many, "judge", lambda q: "2")
     bins = (0, 300, 600)
     curve = forgetting_curve(project, "judge", bins=bins)
@@ -132,8 +132,9 @@ def test_the_chance_line_is_that_of_the_questions_each_point_counts(project, sum
     figure = Figure()
     draw_curve(frame, figure)
     (line,) = [line for line in figure.axes[0].get_lines() if line.get_linestyle() == "--"]
-    assert list(line.get_ydata()) == pytest.approx(list(frame["chance"]))
-    assert list(line.get_xdata()) == pytest.approx(list(range(len(frame))))
+    # a step across each bin: from half a bin before its point to half a bin after, at that bin's chance
+    assert list(line.get_ydata()) == pytest.approx([c for c in frame["chance"] for _ in (0, 1)])
+    assert list(line.get_xdata()) == pytest.approx([i + side for i in range(len(frame)) for side in (-0.5, 0.5)])
     assert "chance" in line.get_label()
 
 

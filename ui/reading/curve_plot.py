@@ -69,9 +69,7 @@ class CurvePlot(QWidget):
             self.points += [(float(a), float(b), variant, int(low)) for a, b, low in zip(x, y, rows["bin_low"])]
             entries.append(f"<span style='color:{colour}; font-size:14pt;'>&#9679;</span>&nbsp;{variant} names")
         for label, colour, x, y in chance_lines(frame, position):
-            self.chance.append(self.plot.plot(x, y, pen=pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine),
-                                              symbol="o" if len(x) == 1 else None, symbolSize=5,
-                                              symbolBrush=colour, symbolPen=colour))
+            self.chance.append(self.plot.plot(x, y, pen=pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine)))
             entries.append(f"<span style='color:{colour};'>- - -</span>&nbsp;{label}")
         self.legend.setText("&nbsp;&nbsp;&nbsp;".join(entries) + "&nbsp;&nbsp;&nbsp;<i>Click a point for its questions.</i>")
         self.plot.getAxis("bottom").setTicks([[(i, label) for i, label in enumerate(bins["bin"])]])

@@ -57,6 +57,8 @@ CURVE_COLUMNS = [
     Column("ci", "95% CI", compose=lambda r: f"{share(r['ci_low'])}–{share(r['ci_high'])}"),
     Column("unparsed", "Unparsed", count, numeric=True, tooltip="Replies that named no choice (counted as wrong)"),
     Column("failed", "Failed", count, numeric=True, tooltip="Requests that got no answer (not counted)"),
+    Column("chance", "Chance", share, numeric=True,
+           tooltip="What guessing earns on the questions answered here: the mean of 1 / choices"),
 ]
 ANSWER_COLUMNS = [
     Column("key", "Question"),

@@ -81,8 +81,9 @@ CHANCE_COLOUR = "#777777"
 
 def chance_lines(frame: pd.DataFrame, position: dict[int, int]) -> list[tuple[str, str, list[float], list[float]]]:
     """The chance level to draw under a curve, bin by bin: what guessing earns on the very questions each point
-    counts (``chance`` of each row). One grey line where the variants agree (the same questions, or as many
-    choices), else one per variant in its colour. Each: (legend label, colour, x positions, chance values)."""
+    counts (``chance`` of each row), as a step across each bin's width (from half a bin before its position to
+    half a bin after). One grey line where the variants agree (the same questions, or as many choices), else
+    one per variant in its colour. Each: (legend label, colour, x, y)."""
     shown = frame[frame["chance"].notna()].sort_values("bin_low")
     if shown.empty:
         return []
@@ -97,8 +98,8 @@ def chance_lines(frame: pd.DataFrame, position: dict[int, int]) -> list[tuple[st
     for suffix, colour, values in groups:
         low, high = values.min(), values.max()
         level = f"{low:.0%}" if abs(high - low) < 0.005 else f"{low:.0%}–{high:.0%}"
-        lines.append((f"chance{suffix} ({level})", colour, [float(position[int(b)]) for b in values.index],
-                      [float(v) for v in values]))
+        x = [float(position[int(b)]) + side for b in values.index for side in (-0.5, 0.5)]
+        lines.append((f"chance{suffix} ({level})", colour, x, [float(v) for v in values for _ in (0, 1)]))
     return lines
 
 
