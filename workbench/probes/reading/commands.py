@@ -225,9 +225,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                                 choice_params=choice, state=progress_state(f"Asking {args.model}"))
     status = max((report_run(report, args.project, f"Reading questions to {args.model}") for report in reports),
                  default=0)
-    if args.context_words is None and any(report.failed for report in reports):
+    failed = any(report.failed for report in reports)
+    if args.context_words is None and failed:
         print("If the book did not fit the model, give --context-words N: the model then sees at most the "
               "last N words before each question.")
+    if failed and spec.backend == "openai" and not spec.params.get("n_ctx"):
+        print(f"If the prompts were too long for the model, give it its context in tokens (palimpsest model edit "
+              f"{args.project} {spec.label} --param n_ctx=N): then every prompt is counted before anything is sent, "
+              "and a run that cannot fit is refused, saying how many words of the book do.")
     return status
 
 
