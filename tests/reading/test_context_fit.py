@@ -149,3 +149,11 @@ def test_a_server_that_says_what_it_reads_is_taken_at_its_word(replies, expected
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("value", ["4k", 0, True])
+def test_a_server_models_context_is_a_number_of_tokens(value):
+    from workbench.models.openai_backend import OpenAIBackend
+
+    with pytest.raises(UserError, match="n_ctx is the number of tokens"):
+        OpenAIBackend("tiny", base_url="http://127.0.0.1:9/v1", n_ctx=value)
