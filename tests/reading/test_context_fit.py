@@ -157,3 +157,19 @@ def test_a_server_models_context_is_a_number_of_tokens(value):
 
     with pytest.raises(UserError, match="n_ctx is the number of tokens"):
         OpenAIBackend("tiny", base_url="http://127.0.0.1:9/v1", n_ctx=value)
+
+
+def test_every_books_questions_are_checked_before_any_is_asked(project, summarized_book, tmp_path, tiny_gguf_path):
+    from tests.fixtures.reading_books import reading_book
+
+    other = reading_book(project, tmp_path, seed=1, title="The Inn", tag="x")
+    build_questions(project, summarized_book.book_id, QuestionSettings(every=4, options=3, reconstruction=0))
+    build_questions(project, other.book_id, QuestionSettings(every=4, options=3, reconstruction=2))
+    spec = add_model(project, ModelSpec(label="tiny-gguf", backend="gguf", ref=str(tiny_gguf_path),
+                                        params={"n_ctx": 512}))
+    with pytest.raises(UserError) as refused:  # the first book fits; the second's reconstruction prompts do not
+        run_questions(project, spec, context_words=30)
+    message = str(refused.value)
+    assert message.startswith("The questions on The Inn (original text) do not all fit 'tiny-gguf'.")
+    assert "reconstruction questions do not fit" in message and "read-along" not in message
+    assert project.db.execute("SELECT COUNT(*) FROM runs WHERE kind = ?", [ANSWER_RUN]).fetchone()[0] == 0

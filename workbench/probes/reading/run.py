@@ -92,11 +92,19 @@ def _check(project: "Project", question_set: QuestionSet, backend: "Backend", la
            params: dict, limit: int | None) -> Fit:
     """What the model reads at once, and the run refused (nothing sent) if a prompt of it cannot fit."""
     fit = fit_for(backend)
-    if fit.context is not None:
+    if fit.context is None:
+        return fit
+    try:
         check_questions(backend, fit, label, load_questions(project, question_set.id),
                         BookText(variant_text(project, question_set)), _templates(project, templates),
                         GenerationParams.from_dict(params["choice"]), GenerationParams.from_dict(params["reconstruct"]),
                         limit)
+    except UserError as exc:
+        from workbench.corpus.library import get_book
+
+        book = get_book(project, question_set.book_id)
+        name = book.title or book.external_id or f"book {question_set.book_id}"
+        raise UserError(f"The questions on {name} ({question_set.variant} text) do not all fit '{label}'. {exc}") from None
     return fit
 
 
@@ -146,11 +154,9 @@ def execute(project: "Project", run_id: int, backend: "Backend", fit: Fit, state
     return run_job(project, run_id, units, process, state, retry_failed=retry_failed)
 
 
-def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", backend: "Backend", *,
-            context_words: int | None = None, choice_params: GenerationParams = CHOICE_PARAMS,
-            reconstruct_params: GenerationParams = RECONSTRUCT_PARAMS, state: TaskState | None = None,
-            retry_failed: bool = False) -> JobReport:
-    """Ask one question set (continuing the run with the same settings, if there is one)."""
+def _run_settings(project: "Project", question_set: QuestionSet, context_words: int | None,
+                  choice_params: GenerationParams, reconstruct_params: GenerationParams) -> tuple[dict, dict, dict]:
+    """The templates, config and parameters of the run that asks ``question_set``."""
     if context_words is not None and context_words < 0:
         raise UserError("The number of words of book to show cannot be negative.")
     templates = {"choice": get_template(project, CHOICE_TEMPLATE, kind=CHOICE_TEMPLATE).id,
@@ -159,7 +165,27 @@ def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", ba
     config = {"question_set": question_set.id, "book_id": question_set.book_id, "variant": question_set.variant,
               "context_words": context_words, "templates": templates}
     params = {"choice": choice_params.as_dict(), "reconstruct": reconstruct_params.as_dict()}
-    fit = _check(project, question_set, backend, spec.label, templates, params, context_words)
+    return templates, config, params
+
+
+def check_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", backend: "Backend", *,
+              context_words: int | None = None, choice_params: GenerationParams = CHOICE_PARAMS,
+              reconstruct_params: GenerationParams = RECONSTRUCT_PARAMS) -> Fit:
+    """What the model reads at once, having refused (``UserError``, nothing sent) a question set some of whose
+    prompts cannot fit it."""
+    templates, _, params = _run_settings(project, question_set, context_words, choice_params, reconstruct_params)
+    return _check(project, question_set, backend, spec.label, templates, params, context_words)
+
+
+def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", backend: "Backend", *,
+            context_words: int | None = None, choice_params: GenerationParams = CHOICE_PARAMS,
+            reconstruct_params: GenerationParams = RECONSTRUCT_PARAMS, state: TaskState | None = None,
+            retry_failed: bool = False, fit: Fit | None = None) -> JobReport:
+    """Ask one question set (continuing the run with the same settings, if there is one); ``fit``: what
+    ``check_set`` found (checked here when not given)."""
+    templates, config, params = _run_settings(project, question_set, context_words, choice_params, reconstruct_params)
+    if fit is None:
+        fit = _check(project, question_set, backend, spec.label, templates, params, context_words)
     run_id = find_or_create_run(project, ANSWER_RUN, model_id=spec.id, template_id=templates["choice"], params=params,
                                 config=config)
     return execute(project, run_id, backend, fit, state, retry_failed=retry_failed)
@@ -185,12 +211,15 @@ def run_questions(project: "Project", model: "str | ModelSpec", *, variant: str 
     opened = contextlib.nullcontext(backend) if backend is not None else open_backend(spec, project)
     reports = []
     with opened as live:
-        for question_set in sets:
+        # every book's questions are checked before any is asked: a run that cannot fit sends nothing
+        fits = [check_set(project, question_set, spec, live, context_words=context_words, choice_params=choice,
+                          reconstruct_params=rebuild) for question_set in sets]
+        for question_set, fit in zip(sets, fits):
             if state is not None and state.cancelled:
                 break
             reports.append(run_set(project, question_set, spec, live, context_words=context_words,
                                    choice_params=choice, reconstruct_params=rebuild, state=state,
-                                   retry_failed=retry_failed))
+                                   retry_failed=retry_failed, fit=fit))
     return reports
 
 
