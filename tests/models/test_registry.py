@@ -63,7 +63,7 @@ def test_models_frame_shows_where_the_key_comes_from_and_the_tags(project):
          "looks like an API key itself"),
         (ModelSpec(label="m", backend="openai", ref="x", api_key_env="MY KEY"), "not an environment variable name"),
         (ModelSpec(label="m", backend="openai", ref="x", api_key_env="A", api_key_keyring="b"), "not both"),
-        (ModelSpec(label="m", backend="openai", ref="x", params={"n_ctx": 5}), "no parameter n_ctx"),
+        (ModelSpec(label="m", backend="openai", ref="x", params={"n_gpu_layers": 5}), "no parameter n_gpu_layers"),
         (ModelSpec(label="m", backend="hf", ref="gpt2", base_url="http://x/v1"), "only apply to openai"),
         (ModelSpec(label="m", backend="openai", ref="x", base_url="http://me:hunter2@host/v1"), "never stores keys"),
         (ModelSpec(label="m", backend="openai", ref="x", base_url="https://host/v1?api-key=abc"), "never stores keys"),

@@ -121,3 +121,21 @@ def test_a_title_two_books_share_is_not_guessed(project, summarized_book, export
     reading_book(project, tmp_path, seed=1, title="The Mill", tag="x")
     with pytest.raises(UserError, match="'The Mill' .* is the title of several books"):
         import_questions(project, exported[1])
+
+
+def test_questions_on_hierarchical_summaries_keep_their_level_and_stretch(project, summarized_book, tmp_path):
+    from workbench.probes.reading.questions import SummaryLevel, build, store_questions
+
+    scenes = summarized_book.scene_set.scenes
+    level1 = SummaryLevel(1, 5, {n: (f"Stretch {n} as it was.", f"Stretch {n} otherwise.")
+                                 for n in range(-(-len(scenes) // 5))})
+    questions = build(summarized_book.book_id, scenes, {0: ("Scene 0 as it was.", "Scene 0 otherwise.")},
+                      QuestionSettings(every=50, options=3, reconstruction=2), higher=[level1])
+    stored = store_questions(project, summarized_book.book_id, questions, {"test": 1},
+                             scene_set_id=summarized_book.scene_set.id, variant="original", summaries="x")
+    out = tmp_path / "levels.jsonl"
+    export_questions(project, summarized_book.book_id, out)
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert {r.get("level") for r in records} == {None, 1}
+    (imported,) = import_questions(project, out, summarized_book.book_id)
+    assert [q.body for q in load_questions(project, imported.id)] == [q.body for q in load_questions(project, stored.id)]

@@ -51,6 +51,8 @@ def test_the_steps_run_in_the_background_and_the_curve_opens_on_a_question(qtbot
     _settle(qtbot, page)
     assert page.model.currentData() == "judge"
     assert page.curve.rowCount() >= 2 and page.plot.points
+    (chance,) = page.plot.chance  # one dashed step across the bins: guessing among 4 choices
+    assert set(chance.getData()[1]) == {0.25} and len(chance.getData()[0]) == 2 * page.curve.rowCount()
     accuracies = page.curve.column_texts("Accuracy")
     assert accuracies[0] == "100%" and page.curve.column_texts("Unparsed")[-1] != "0"
     assert "original names: no slope (the regression did not converge" in page.slope.text()
@@ -91,18 +93,38 @@ def test_without_a_project_the_page_says_what_to_do(qtbot, shown_page):
     assert not page.splitter.isEnabled()
 
 
-def test_a_run_with_failures_says_why_and_how_to_retry_them(qtbot, shown_page, project, two_books, tiny_causal_dir,
-                                                            messages):
+def test_a_run_that_cannot_fit_the_model_is_refused_saying_how_many_words_do(qtbot, shown_page, project, two_books,
+                                                                             tiny_causal_dir, messages):
     build_questions(project, two_books.book_id, QuestionSettings(every=6, options=3, reconstruction=0))
     add_model(project, ModelSpec(label="tiny", backend="hf", ref=str(tiny_causal_dir), params={"device": "cpu"}))
     page = shown_page(ReadingPage, project)
     _settle(qtbot, page)
     page.steps.ask_model.setCurrentIndex(page.steps.ask_model.findData("tiny"))
     assert page.steps.context_hint.isHidden()  # a local model gets what fits its context
-    page.steps.context_words.setValue(100_000)  # more than the tiny model reads: late questions fail
+    page.steps.context_words.setValue(100_000)  # more than the tiny model reads
+    page.ask()
+    _settle(qtbot, page)
+    (error,) = messages["errors"]
+    assert "read-along prompts do not fit" in error and "'Words of book shown'" in error, error
+    assert "Nothing was sent." in error
+    assert project.db.execute("SELECT COUNT(*) FROM runs WHERE kind = 'reading-answer'").fetchone()[0] == 0
+
+
+def test_a_run_with_failures_says_why_and_how_to_retry_them(qtbot, shown_page, project, two_books, fault_proxy,
+                                                            messages):
+    from tests.fixtures.fault_proxy import Fault
+
+    build_questions(project, two_books.book_id, QuestionSettings(every=6, options=3, reconstruction=0))
+    add_model(project, ModelSpec(label="busy", backend="openai", ref="tiny", base_url=fault_proxy.base_url,
+                                 params={"max_retries": 0, "free": True}))
+    fault_proxy.always(Fault.server_error(500))
+    page = shown_page(ReadingPage, project)
+    _settle(qtbot, page)
+    page.steps.ask_model.setCurrentIndex(page.steps.ask_model.findData("busy"))
+    page.steps.context_words.setValue(50)
     page.ask()
     _settle(qtbot, page)
     text = page.summary.text()
-    assert text.startswith("Questions to tiny:") and "failed because: The prompt is" in text, text
+    assert text.startswith("Questions to busy:") and "failed because" in text, text
     assert "Jobs page and press Retry failed only" in text
     assert not messages["errors"]

@@ -75,7 +75,8 @@ def test_the_forgetting_curve_counts_answers_per_bin_with_wilson_intervals(proje
     curve = forgetting_curve(project, "judge", bins=bins)
     assert list(curve.columns) == CURVE_COLUMNS
     answers = answers_frame(project, "judge")
-    scored = answers[answers["kind"].isin(["lookahead", "false-summary", "other-book"]) & ~answers["none_of_the_above"]]
+    scored = answers[answers["kind"].isin(["lookahead", "false-summary", "other-book"])]
+    assert scored["none_of_the_above"].any() and scored["retention_words"].notna().all()  # all of them plotted
     for row in curve.itertuples(index=False):
         upper = math.inf if pd.isna(row.bin_high) else row.bin_high
         part = scored[(scored["retention_words"] >= row.bin_low) & (scored["retention_words"] < upper)]
@@ -92,8 +93,7 @@ def test_the_forgetting_curve_counts_answers_per_bin_with_wilson_intervals(proje
 
 def test_the_slope_is_the_logistic_regression_statsmodels_fits(project, answered):
     answers = answers_frame(project, "judge")
-    used = answers[answers["kind"].isin(["lookahead", "false-summary", "other-book"])
-                   & ~answers["none_of_the_above"] & (answers["status"] == "ok")]
+    used = answers[answers["kind"].isin(["lookahead", "false-summary", "other-book"]) & (answers["status"] == "ok")]
     fit = sm.Logit(used["correct"].astype(float).to_numpy(),
                    sm.add_constant(np.log1p(used["retention_words"].astype(float).to_numpy()))).fit(disp=0)
     (row,) = forgetting_slope(project, "judge").to_dict("records")
@@ -101,6 +101,41 @@ def test_the_slope_is_the_logistic_regression_statsmodels_fits(project, answered
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(fit.conf_int()[1]))
     assert row["p_value"] == pytest.approx(fit.pvalues[1])
     assert row["questions"] == len(used)
+
+
+def test_the_chance_line_is_that_of_the_questions_each_point_counts(project, summarized_book, tmp_path):
+    """Guessing earns 1/choices on each question: a point's chance is the mean over the questions its accuracy
+    counts (answered ones), which differs between bins when books were asked with different numbers of choices,
+    and the chart draws it per bin, not one number for the whole figure."""
+    from matplotlib.figure import Figure
+
+    from tests.fixtures.reading_books import reading_book
+    from workbench.probes.reading.charts import curve_frame, draw_curve
+
+    other = reading_book(project, tmp_path, seed=1, title="The Inn", tag="x")
+    few = build_questions(project, summarized_book.book_id, QuestionSettings(every=2, options=3, reconstruction=0,
+                                                                             kinds=("lookahead", "false-summary")))
+    many = build_questions(project, other.book_id, QuestionSettings(every=2, options=6, reconstruction=0,
+                                                                    kinds=("lookahead", "false-summary")))
+    store_answers(project, few, "judge", lambda q: "1" if (q.retention_words or 0) < 300 else None)  # late ones fail
+    store_answers(project, many, "judge", lambda q: "2")
+    bins = (0, 300, 600)
+    curve = forgetting_curve(project, "judge", bins=bins)
+    answers = answers_frame(project, "judge")
+    answered = answers[answers["status"] == "ok"]
+    for row in curve.itertuples(index=False):
+        upper = math.inf if pd.isna(row.bin_high) else row.bin_high
+        part = answered[(answered["retention_words"] >= row.bin_low) & (answered["retention_words"] < upper)]
+        assert row.chance == pytest.approx((1 / part["choices"]).mean())
+    assert curve["chance"].iloc[0] > 1 / 6 + 0.01 and curve["chance"].iloc[-1] == pytest.approx(1 / 6)
+    frame = curve_frame(project, model="judge", bins=bins)
+    figure = Figure()
+    draw_curve(frame, figure)
+    (line,) = [line for line in figure.axes[0].get_lines() if line.get_linestyle() == "--"]
+    # a step across each bin: from half a bin before its point to half a bin after, at that bin's chance
+    assert list(line.get_ydata()) == pytest.approx([c for c in frame["chance"] for _ in (0, 1)])
+    assert list(line.get_xdata()) == pytest.approx([i + side for i in range(len(frame)) for side in (-0.5, 0.5)])
+    assert "chance" in line.get_label()
 
 
 def test_accuracy_by_kind_keeps_none_of_the_above_apart(project, answered):

@@ -1,7 +1,7 @@
 """The forgetting curve, drawn with pyqtgraph from the frame of ``workbench.probes.reading.charts.curve_frame``.
 
 Accuracy per retention-demand bin with its 95% Wilson interval, one line per text variant (original and
-substituted names), chance as a dashed line. Clicking a point emits ``bin_clicked(variant, bin_low)``:
+substituted names), chance as a dashed line through the bins (what guessing earns on each point's questions). Clicking a point emits ``bin_clicked(variant, bin_low)``:
 the page then lists the questions behind it.
 """
 
@@ -14,9 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ui.widgets.marked_plot import TEXT_COLOUR
-from workbench.probes.reading.charts import VARIANT_STYLE
-
-CHANCE_COLOUR = "#777777"
+from workbench.probes.reading.charts import VARIANT_STYLE, chance_lines
 
 
 class CurvePlot(QWidget):
@@ -38,9 +36,11 @@ class CurvePlot(QWidget):
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.legend)
         self.points: list[tuple[float, float, str, int]] = []  # x, y, variant, bin_low
+        self.chance: list[pg.PlotDataItem] = []
 
     def show_curve(self, frame: pd.DataFrame) -> None:
         self.plot.clear()
+        self.chance = []  # the dashed chance lines: bin by bin, what guessing earns on the questions plotted
         self.plot.getAxis("bottom").setTicks([[]])  # no bins, not even the curve before's, until there are some
         self.points = []
         if frame.empty:
@@ -68,9 +68,9 @@ class CurvePlot(QWidget):
             self.plot.addItem(scatter)
             self.points += [(float(a), float(b), variant, int(low)) for a, b, low in zip(x, y, rows["bin_low"])]
             entries.append(f"<span style='color:{colour}; font-size:14pt;'>&#9679;</span>&nbsp;{variant} names")
-        chance = float(frame["chance"].mean())
-        self.plot.addItem(pg.InfiniteLine(pos=chance, angle=0, pen=pg.mkPen(CHANCE_COLOUR, style=Qt.PenStyle.DashLine)))
-        entries.append(f"<span style='color:{CHANCE_COLOUR};'>- - -</span>&nbsp;chance ({chance:.0%})")
+        for label, colour, x, y in chance_lines(frame, position):
+            self.chance.append(self.plot.plot(x, y, pen=pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine)))
+            entries.append(f"<span style='color:{colour};'>- - -</span>&nbsp;{label}")
         self.legend.setText("&nbsp;&nbsp;&nbsp;".join(entries) + "&nbsp;&nbsp;&nbsp;<i>Click a point for its questions.</i>")
         self.plot.getAxis("bottom").setTicks([[(i, label) for i, label in enumerate(bins["bin"])]])
         self.plot.setYRange(0, 1, padding=0.06)

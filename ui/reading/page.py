@@ -57,6 +57,8 @@ CURVE_COLUMNS = [
     Column("ci", "95% CI", compose=lambda r: f"{share(r['ci_low'])}–{share(r['ci_high'])}"),
     Column("unparsed", "Unparsed", count, numeric=True, tooltip="Replies that named no choice (counted as wrong)"),
     Column("failed", "Failed", count, numeric=True, tooltip="Requests that got no answer (not counted)"),
+    Column("chance", "Chance", share, numeric=True,
+           tooltip="What guessing earns on the questions answered here: the mean of 1 / choices"),
 ]
 ANSWER_COLUMNS = [
     Column("key", "Question"),
@@ -217,8 +219,8 @@ class ReadingPage(Page, OneOperation):
         if answers.empty:
             return
         bins = results.retention_bins(answers["retention_words"].fillna(-1))
-        chosen = answers[(answers["variant"] == variant) & (bins["bin_low"] == bin_low) & ~answers["none_of_the_above"]
-                         & answers["retention_words"].notna()]
+        chosen = answers[(answers["variant"] == variant) & (bins["bin_low"] == bin_low)
+                         & answers["retention_words"].notna()]  # 'None of the above' ones too: the curve counts them
         self.bin_answers.show_frame(chosen)
         self.detail.clear()
 
@@ -326,18 +328,19 @@ class ReadingPage(Page, OneOperation):
         book = self._book()
         if book is None:
             return None
-        from workbench.probes.reading.questions import QuestionSettings, build_questions, question_counts
+        from workbench.probes.reading.questions import QuestionSettings, build_questions, missing_kinds, question_counts
 
         project = self.project
         settings = QuestionSettings(every=self.steps.every.value(), options=self.steps.options.value(),
-                                    seed=self.steps.question_seed.value())
+                                    seed=self.steps.question_seed.value(), max_level=self.steps.chosen_max_level())
         variant = self.steps.question_variant.currentData()
 
         def work(state):
             question_set = build_questions(project, book, settings, variant=variant)
             counts = question_counts(project, question_set.id)
             parts = [f"{int(r.questions)} {r.kind}" for r in counts.itertuples(index=False)]
-            return f"Built {int(counts['questions'].sum()):,} questions on the {variant} text: {', '.join(parts)}."
+            return " ".join([f"Built {int(counts['questions'].sum()):,} questions on the {variant} text: "
+                             f"{', '.join(parts)}."] + missing_kinds(settings.kinds, counts["kind"], settings.options))
 
         return self.start_work(work, "Building questions", self._said)
 

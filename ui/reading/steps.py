@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from workbench.probes.reading.questions import VARIANTS
 
 WHOLE_TEXT = "all that fits"
+EVERY_LEVEL = "every level"
 
 
 def _spin(low: int, high: int, value: int, tooltip: str, special: str = "") -> QSpinBox:
@@ -97,6 +98,8 @@ class Steps(QWidget):
         self.options = _spin(3, 12, 6, "Choices per question, 'None of the above' included")
         self.question_variant = _variants()
         self.question_seed = _spin(0, 10**6, 0, "Seed of the options drawn and their order")
+        self.max_level = _spin(-1, 20, -1, "With summaries of summaries: the highest level whose parts get "
+                               "reconstruction questions (0: the scenes only)", EVERY_LEVEL)
         self.questions_button = QPushButton("Build questions")
         self.questions_button.clicked.connect(self.questions_requested)
         questions = QFormLayout()
@@ -104,6 +107,7 @@ class Steps(QWidget):
         questions.addRow("Choices", self.options)
         questions.addRow("Text", self.question_variant)
         questions.addRow("Seed", self.question_seed)
+        questions.addRow("Summary levels", self.max_level)
 
         self.ask_model = QComboBox()
         self.ask_model.setToolTip("The model to ask")
@@ -137,6 +141,10 @@ class Steps(QWidget):
         layout.addStretch(1)
         self.buttons = [self.cut_button, self.summarize_button, self.import_button, self.substitute_button,
                         self.questions_button, self.ask_button]
+
+    def chosen_max_level(self) -> int | None:
+        """The highest summary level with reconstruction questions; None: every level there is."""
+        return None if self.max_level.value() < 0 else self.max_level.value()
 
     def set_busy(self, busy: bool) -> None:
         for button in self.buttons:

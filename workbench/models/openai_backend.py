@@ -9,6 +9,9 @@
   exponential backoff that honours ``Retry-After`` / ``retry-after-ms`` (up to two minutes), at most
   ``max_retries`` times. The client does not retry an answer whose body is not valid JSON or lacks
   the completion; this module retries those ``malformed_retries`` times, then fails the item.
+- ``n_ctx`` (optional): the tokens the model reads at once, prompt and answer, as the server was started
+  with (llama.cpp's ``--n_ctx``, vLLM's ``--max-model-len``) or as the API documents it; probes that
+  fit a text to the model (the reading questions) use it.
 - The API key is read from the named environment variable or keyring entry when the backend opens
   and never appears in a message, a log line or a stored row.
 """
@@ -56,6 +59,7 @@ class OpenAIBackend(Backend):
         timeout: float = 60,
         max_retries: int = DEFAULT_MAX_RETRIES,
         malformed_retries: int = DEFAULT_MALFORMED_RETRIES,
+        n_ctx: int | None = None,
     ):
         if not model:
             raise BackendError("Enter the model's name as the server knows it (e.g. gpt-4o-mini).")
@@ -63,6 +67,9 @@ class OpenAIBackend(Backend):
             raise BackendError("Concurrency must be at least 1 (requests sent at the same time).")
         if float(timeout) <= 0:
             raise BackendError("The timeout must be a positive number of seconds.")
+        if n_ctx is not None and (isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1):
+            raise BackendError("n_ctx is the number of tokens the server's model reads at once (e.g. n_ctx=4096).")
+        self.n_ctx = n_ctx
         self.model_name = model
         self.is_chat = bool(chat)
         self.base_url = base_url
@@ -93,6 +100,11 @@ class OpenAIBackend(Backend):
         self._lock = threading.Lock()
         self._in_flight = 0  # requests being sent right now
         self._closed = False
+
+    @property
+    def context_tokens(self) -> int | None:
+        """What the server's model reads at once, as its ``n_ctx`` parameter says; None when not given."""
+        return self.n_ctx
 
     @property
     def cache_scope(self) -> str:

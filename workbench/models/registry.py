@@ -36,7 +36,7 @@ BACKEND_PARAMS = {
     "hf": {"device", "dtype", "chat", "trust_remote_code", "token_budget", "max_batch_size", "local_files_only",
            "cache_dir"},
     "gguf": {"n_ctx", "n_gpu_layers", "n_threads", "chat"},
-    "openai": {"chat", "concurrency", "timeout", "max_retries", "free"},
+    "openai": {"chat", "concurrency", "timeout", "max_retries", "free", "n_ctx"},
     "external": set(),
 }
 

@@ -3,9 +3,11 @@
 Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png [--option key=value]``):
 
 - ``reading-forgetting``      accuracy by retention demand with 95% Wilson intervals, one line per text
-                              variant, chance dashed; options ``model``, ``by_kind`` (one panel per kind);
+                              variant, chance dashed (bin by bin: what guessing earns on the questions each
+                              point counts); options ``model``, ``by_kind`` (one panel per kind), ``bins``
+                              (lower edges in words, "0,1000,5000");
 - ``reading-reconstruction``  mean ROUGE F1 of the corrected summaries beside the false-summary baseline,
-                              with and without the passage, with 95% bootstrap intervals; options
+                              with and without the passage, per summary level, with 95% bootstrap intervals; options
                               ``model``, ``measure`` (rouge1, rouge2, rougeL).
 
 Tables (CSV): ``reading-answers`` (every question asked, with the raw reply and what it means),
@@ -61,16 +63,44 @@ def bin_label(low: int, high: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- forgetting curve
-def curve_frame(project: "Project", model: str | None = None, by_kind: Any = False, **_: Any) -> pd.DataFrame:
-    """The forgetting curve of one model (``results.forgetting_curve``) with the model and a bin label."""
+def curve_frame(project: "Project", model: str | None = None, by_kind: Any = False, bins: Any = None,
+                **_: Any) -> pd.DataFrame:
+    """The forgetting curve of one model (``results.forgetting_curve``) with the model and a bin label;
+    ``bins``: lower edges in words ("0,1000,5000" or a sequence; default ``results.DEFAULT_BINS``)."""
     model = _model(project, model)
-    frame = results.forgetting_curve(project, model, by_kind=_flag(by_kind))
+    edges = results.parse_bins(bins) if isinstance(bins, str) or bins is None else tuple(bins)
+    frame = results.forgetting_curve(project, model, by_kind=_flag(by_kind), bins=edges)
     frame.insert(0, "model", model)
     frame["bin"] = [bin_label(lo, hi) for lo, hi in zip(frame["bin_low"], frame["bin_high"])]
     return frame
 
 
 DODGE = 0.12  # bins apart on the x axis between the variants' points
+CHANCE_COLOUR = "#777777"
+
+
+def chance_lines(frame: pd.DataFrame, position: dict[int, int]) -> list[tuple[str, str, list[float], list[float]]]:
+    """The chance level to draw under a curve, bin by bin: what guessing earns on the very questions each point
+    counts (``chance`` of each row), as a step across each bin's width (from half a bin before its position to
+    half a bin after). One grey line where the variants agree (the same questions, or as many choices), else
+    one per variant in its colour. Each: (legend label, colour, x, y)."""
+    shown = frame[frame["chance"].notna()].sort_values("bin_low")
+    if shown.empty:
+        return []
+    by_variant = {variant: rows for variant, rows in shown.groupby("variant", sort=True)}
+    per_bin = shown.groupby("bin_low")["chance"]
+    if (per_bin.max() - per_bin.min()).max() < 1e-9:
+        groups = [("", CHANCE_COLOUR, per_bin.first())]
+    else:
+        groups = [(f" {variant}", VARIANT_STYLE.get(variant, ("#444444", ""))[0], rows.set_index("bin_low")["chance"])
+                  for variant, rows in by_variant.items()]
+    lines = []
+    for suffix, colour, values in groups:
+        low, high = values.min(), values.max()
+        level = f"{low:.0%}" if abs(high - low) < 0.005 else f"{low:.0%}–{high:.0%}"
+        x = [float(position[int(b)]) + side for b in values.index for side in (-0.5, 0.5)]
+        lines.append((f"chance{suffix} ({level})", colour, x, [float(v) for v in values for _ in (0, 1)]))
+    return lines
 
 
 def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
@@ -88,8 +118,8 @@ def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
             y = rows["accuracy"].to_numpy(dtype=float)
             err = np.vstack([y - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - y])
             ax.errorbar(x, y, yerr=err, color=color, marker=marker, capsize=3, label=f"{variant} names")
-        chance = float(part["chance"].mean())
-        ax.axhline(chance, color="#777777", linestyle="--", linewidth=1, label=f"chance ({chance:.2f})")
+        for label, color, x, y in chance_lines(part, position):
+            ax.plot(x, y, color=color, linestyle="--", linewidth=1, label=label)
         ax.set_xticks(range(len(bins)), bins["bin"], rotation=30, ha="right")
         ax.set_ylim(-0.03, 1.03)  # a point at 0 or 1 shows whole
         ax.set_xlabel("retention demand (words between the scene and the question)")
@@ -115,8 +145,9 @@ def reconstruction_frame(project: "Project", model: str | None = None, measure: 
 
 def draw_reconstruction(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax = fig.subplots()
+    levels = frame["level"] if "level" in frame.columns else [0] * len(frame)
     labels = [f"{v}\n{'with passage' if k == 'reconstruct-passage' else 'no passage'}"
-              for v, k in zip(frame["variant"], frame["kind"])]
+              + (f"\nlevel {int(lv)}" if lv else "") for v, k, lv in zip(frame["variant"], frame["kind"], levels)]
     x = np.arange(len(frame))
     for offset, prefix, name, color in ((-0.2, "baseline", "false summary (baseline)", "#999999"),
                                         (0.2, "model", "model's correction", "#1f77b4")):

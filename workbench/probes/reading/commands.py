@@ -16,7 +16,6 @@ from workbench.cli.common import (
     progress_state,
     report_run,
 )
-from workbench.errors import UserError
 
 #: ``palimpsest reading NAME``: (help, the function of ``results`` that makes the table)
 RESULT_TABLES = {
@@ -77,7 +76,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--kinds", default="lookahead,false-summary,other-book", metavar="K1,K2",
                    help="kinds of wrong options: lookahead, false-summary, other-book (all three)")
     p.add_argument("--reconstruction", type=int, default=20, metavar="N",
-                   help="scenes with reconstruction questions, each with and without its text (20)")
+                   help="scenes with reconstruction questions, each with and without its text, and as many parts "
+                        "of each level of hierarchical summaries (20)")
+    p.add_argument("--max-level", type=int, metavar="L",
+                   help="with hierarchical summaries, the highest level with reconstruction questions "
+                        "(default: every level; 0: the scenes only)")
     p.add_argument("--summaries", metavar="LABEL", help="whose summaries to use (default: the newest)")
     add_format_argument(p)
     p.set_defaults(handler=cmd_questions)
@@ -87,7 +90,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", required=True, metavar="LABEL")
     p.add_argument("--variant", choices=["original", "substituted"], default="original")
     p.add_argument("--context-words", type=int, metavar="N",
-                   help="show at most the last N words of the book before each question")
+                   help="show at most the last N words of the book before each question (a run whose prompts "
+                        "cannot fit the model is refused before anything is sent, saying how many words fit)")
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
     p.add_argument("--retry-failed", action="store_true", help="only ask again where the request failed")
     p.add_argument("--temperature", type=float, metavar="T",
@@ -181,11 +185,11 @@ def cmd_substitute(args: argparse.Namespace) -> int:
 
 
 def cmd_questions(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.questions import QuestionSettings, build_questions, question_counts
+    from workbench.probes.reading.questions import QuestionSettings, build_questions, missing_kinds, question_counts
 
     settings = QuestionSettings(every=args.every, options=args.options, seed=args.seed,
                                 kinds=tuple(k.strip() for k in args.kinds.split(",") if k.strip()),
-                                reconstruction=args.reconstruction)
+                                reconstruction=args.reconstruction, max_level=args.max_level)
     with opened(args.project) as project:
         question_set = build_questions(project, args.book, settings, variant=args.variant,
                                        summaries_model=args.summaries)
@@ -194,6 +198,8 @@ def cmd_questions(args: argparse.Namespace) -> int:
     if args.format == "table":
         print(f"Question set {question_set.id} ({question_set.variant} text, summaries by {question_set.summaries}): "
               f"{int(counts['questions'].sum())} questions.")
+        for note in missing_kinds(settings.kinds, counts["kind"], settings.options):
+            print(note)
     return 0
 
 
@@ -219,31 +225,22 @@ def cmd_run(args: argparse.Namespace) -> int:
                                 choice_params=choice, state=progress_state(f"Asking {args.model}"))
     status = max((report_run(report, args.project, f"Reading questions to {args.model}") for report in reports),
                  default=0)
-    if args.context_words is None and any(report.failed for report in reports):
+    failed = any(report.failed for report in reports)
+    if args.context_words is None and failed:
         print("If the book did not fit the model, give --context-words N: the model then sees at most the "
               "last N words before each question.")
+    if failed and spec.backend == "openai" and not spec.params.get("n_ctx"):
+        print(f"If the prompts were too long for the model, give it its context in tokens (palimpsest model edit "
+              f"{args.project} {spec.label} --param n_ctx=N): then every prompt is counted before anything is sent, "
+              "and a run that cannot fit is refused, saying how many words of the book do.")
     return status
 
 
-def _bins(text: str | None):
-    from workbench.probes.reading.results import DEFAULT_BINS
-
-    if not text:
-        return DEFAULT_BINS
-    try:
-        edges = sorted({int(part) for part in text.split(",") if part.strip()})
-    except ValueError as exc:
-        raise UserError(f"--bins takes whole numbers of words separated by commas, not '{text}'.") from exc
-    if not edges or edges[0] != 0:
-        edges = [0, *edges]
-    return tuple(edges)
-
-
 def cmd_curve(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.results import forgetting_curve
+    from workbench.probes.reading.results import forgetting_curve, parse_bins
 
     with opened(args.project) as project:
-        frame = forgetting_curve(project, args.model, bins=_bins(args.bins), by_kind=args.by_kind)
+        frame = forgetting_curve(project, args.model, bins=parse_bins(args.bins), by_kind=args.by_kind)
     print_frame(frame, args.format)
     return 0
 

@@ -11,7 +11,8 @@ One question a line. Every line has
   ``checkpoint_char`` (the offset in the variant's text where reading stops: the book before it is the
   context), ``checkpoint_word``, ``checkpoint_scene``, ``scene``;
 - for reconstruction questions ``false_summary`` and ``reference`` (the true summary), and for those
-  with the passage ``passage_start`` and ``passage_end`` (offsets in the variant's text).
+  with the passage ``passage_start`` and ``passage_end`` (offsets in the variant's text); for those on a
+  hierarchical summary also ``level`` (1 and up), ``node``, ``first_scene`` and ``last_scene``.
 
 ``export_questions`` can also write the variant's text, to which the offsets refer.
 """
@@ -37,7 +38,9 @@ from workbench.probes.reading.questions import (
 if TYPE_CHECKING:
     from workbench.project import Project
 
-_BODY_FIELDS = ("false_summary", "reference", "passage_start", "passage_end")
+_BODY_FIELDS = ("false_summary", "reference", "passage_start", "passage_end", "level", "node", "first_scene",
+                "last_scene")
+_LEVEL_FIELDS = ("level", "node", "first_scene", "last_scene")
 MAX_PROBLEMS_SHOWN = 5
 
 
@@ -121,6 +124,10 @@ def _question(record: dict, line: int, problems: list[str], text_length: int | N
             if not isinstance(record.get(key), str) or not record[key].strip():
                 problems.append(f"line {line}: a reconstruction question needs the text '{key}'")
             body[key] = record.get(key)
+        for key in _LEVEL_FIELDS:  # a question on a hierarchical summary (level 1 and up)
+            value = _as_int(record.get(key), key, line, problems)
+            if value is not None:
+                body[key] = value
         if kind == "reconstruct-passage":
             if numbers["passage_start"] is None or numbers["passage_end"] is None:
                 problems.append(f"line {line}: reconstruct-passage needs passage_start and passage_end")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, number, register_methods, same
 from workbench.probes.reading import names, results
-from workbench.probes.reading.questions import RECONSTRUCTION_KINDS, get_question_set, question_counts
+from workbench.probes.reading.questions import RECONSTRUCTION_KINDS, get_question_set, missing_kinds, question_counts
 from workbench.probes.reading.run import ANSWER_RUN
 from workbench.probes.reading.summaries import FALSE_RUN, SUMMARY_RUN
 from workbench.probes.summaries.runs import RETRY_TEMPERATURE
@@ -54,7 +54,7 @@ def reading_facts(project: "Project", run: dict) -> RunFacts:
     facts.update(
         variant=question_set.variant, summaries_by=question_set.summaries, origin=question_set.origin,
         settings={k: question_set.settings.get(k) for k in ("every", "options", "seed", "kinds", "none_share",
-                                                             "reconstruction")},
+                                                             "reconstruction", "max_level")},
         scenes=_scene_set(project, question_set.scene_set_id),
         questions=counts.to_dict("records"), context_words=config.get("context_words"),
         templates=config.get("templates"),
@@ -96,18 +96,26 @@ def reading_lines(record: dict, _seen: dict[str, int]) -> list[str]:
         f"{settings.get('reconstruction')} scenes with reconstruction questions, seed {settings.get('seed')}.")
     for row in facts.get("questions") or []:
         if row["kind"] in RECONSTRUCTION_KINDS:
-            lines.append(f"  - {row['kind']}: {row['questions']:,} questions.")
+            levels = row.get("levels")
+            above = (f" (summary levels {levels}: 0 the scenes, 1 and up hierarchical summaries)"
+                     if isinstance(levels, str) and levels != "0" else "")
+            lines.append(f"  - {row['kind']}: {row['questions']:,} questions{above}.")
         elif _known(row.get("retention_median")):
             lines.append(f"  - {row['kind']}: {row['questions']:,} questions ({row['none_of_the_above']} with 'None "
-                         f"of the above' as the answer); retention demand median {number(row['retention_median'])} "
+                         f"of the above' as the answer, at the demand of the whole book read so far); retention "
+                         f"demand median {number(row['retention_median'])} "
                          f"words (quartiles {number(row['retention_q1'])}-{number(row['retention_q3'])}, range "
                          f"{number(row['retention_min'])}-{number(row['retention_max'])}).")
         else:
             lines.append(f"  - {row['kind']}: {row['questions']:,} questions, all with 'None of the above' as the "
                          "answer.")
+    built = [row["kind"] for row in facts.get("questions") or []]
+    if settings.get("options"):
+        lines += [f"  - {note}" for note in missing_kinds(settings.get("kinds") or [], built, settings["options"])]
     words = facts.get("context_words")
     lines.append("- **Book text given:** " + (f"at most the last {words:,} words before each checkpoint." if words
-                                              else "everything before the checkpoint that fits the model."))
+                                              else "everything before the checkpoint that fits the model (where "
+                                                   "its context is known; else all of it)."))
     sub = facts.get("substitution")
     if sub:
         lines.append(f"- **Names substituted:** {sub['name_words']:,} name words replaced (seed {sub['seed']}, "
@@ -137,14 +145,30 @@ def reading_paragraph(records: list[dict]) -> str:
         parts.append(
             "At checkpoints through the book a read-along question asked which of several scene summaries told "
             "something from the text read so far: the true option was the summary of a scene drawn at random from "
-            "those read, the wrong ones summaries of scenes not yet read, false summaries of read scenes, or "
-            "summaries of other books (whose character names were replaced by the book's own where both were "
-            "known); 'None of the above' was always the last choice and the answer in a share of the questions. "
-            "Options were drawn and shuffled with a seed. The model saw the book up to the checkpoint (cut from "
-            "the start to the stated number of words) and the numbered choices; the first number in its reply "
-            "that names a choice was taken as its answer, and a reply naming none counted as wrong (reported as "
-            "unparsed). Reconstruction questions gave a false summary to be corrected, once alone and once with "
-            "the scene's text.")
+            "those read, the wrong ones, by the question's kind, summaries of scenes not yet read, false summaries "
+            "of scenes read (the true scene's own among them), or summaries of other books' scenes, one from each "
+            "of as many other books drawn at random (their character names replaced by the book's own where both "
+            "were known). 'None of the above' was always the last choice and the answer in a share of the "
+            "questions; as ruling out every option asks for everything read, such a question's retention demand "
+            "is that of the first scene, as in NarrativeXL. A kind of question was asked at a checkpoint only where "
+            "there were wrong options enough for a 'None of the above' question, so that its share does not "
+            "depend on the place in the book. Options were drawn and shuffled with a seed. The model saw the book "
+            "up to the checkpoint (cut from the start to the stated number of words, or to what fits the model) "
+            "and the numbered choices; the first number in its reply that names a choice was taken as its answer, "
+            "and a reply naming none counted as wrong (reported as unparsed). Before any question was sent, every "
+            "prompt was counted with the model's own tokenizer (or its server's, or estimated on the safe side) "
+            "against what the model reads at once, where that was known; a run some of whose prompts could not "
+            "fit was refused, not sent. Reconstruction questions gave a false summary to be corrected, once alone "
+            "and once with the scene's text; with hierarchical summaries the same was asked of summaries of longer "
+            "stretches of the book (with the text of the stretch), level by level.")
+        parts.append(
+            "Where this differs from NarrativeXL's code: retention demand is counted in words, not scenes; each "
+            "summary has one false version, so false-summary options are drawn evenly from the scenes read, where "
+            "NarrativeXL's several false versions of the first scenes make those likelier; NarrativeXL asks after "
+            "every scene, here after every stated number of scenes, and it may ask a kind of question near the end "
+            "of a book only when its answer is a summary; it builds a hierarchical question on every summary above "
+            "the scenes and shows the whole book, here on a stated number per level, drawn with the seed, with the "
+            "stretch the summary covers.")
         if any((r.get("reading") or {}).get("variant") == "substituted" for r in answers):
             parts.append(
                 "As a control for knowledge of the book from training, questions were also asked on a text whose "
@@ -157,8 +181,9 @@ def reading_paragraph(records: list[dict]) -> str:
 def reading_statistics() -> list[Statistic]:
     return [
         Statistic("Accuracy with a Wilson score interval (95%)",
-                  "for read-along questions per retention-demand bin (the forgetting curve), text variant and kind; "
-                  "chance is the mean of 1 / choices",
+                  "for read-along questions per retention-demand bin (the forgetting curve, 'None of the above' "
+                  "questions included at their demand), text variant and kind; chance, drawn bin by bin, is what "
+                  "guessing earns on the questions each point counts: the mean of 1 / choices over them",
                   "`workbench.analysis.intervals.wilson_interval` (statsmodels `proportion_confint`, method 'wilson')"),
         Statistic("Logistic regression of right answers on ln(1 + retention demand in words), with a 95% Wald "
                   "interval and p-value for the slope",

@@ -74,8 +74,12 @@ def question_detail(project: "Project", run_id: int, question_id: int) -> str:
     status, raw, error, prompt = reply if reply else ("not asked", None, None, None)
     lines = [f"Question {question.key} ({question.kind})"]
     if question.read_along:
-        demand = (f"; the true scene ended {question.retention_words:,} words before"
-                  if question.retention_words is not None else "")
+        demand = ""
+        if question.retention_words is not None and question.answer is None:
+            demand = (f"; 'None of the above' is right, which asks for all that was read (retention demand "
+                      f"{question.retention_words:,} words, from the end of the first scene)")
+        elif question.retention_words is not None:
+            demand = f"; the true scene ended {question.retention_words:,} words before"
         lines += [f"Asked after scene {question.checkpoint_scene}{demand}.", "", numbered_options(question), "",
                   f"Right answer: {question.correct_choice + 1}"]
         if status == "ok":

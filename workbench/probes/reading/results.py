@@ -5,17 +5,22 @@ Raw replies are parsed again whenever results are read (``asking``).
 
 - **Accuracy** of read-along questions = right answers / questions answered. An unparsed reply is an
   answer that is not right (counted in ``unparsed``); a request that failed is no answer (counted in
-  ``failed``, outside the denominator). 95% Wilson intervals. ``chance`` is the mean of 1 / choices.
-- **Forgetting curve**: accuracy of the questions whose answer is a summary (not "None of the above"),
-  by bins of retention demand in words.
+  ``failed``, outside the denominator). 95% Wilson intervals. ``chance`` is what guessing earns on the
+  same questions: the mean of 1 / choices over the questions answered (those the accuracy counts), so
+  each row, and each point of the curve, has its own.
+- **Forgetting curve**: accuracy of every read-along question by bins of retention demand in words,
+  "None of the above" questions included at theirs (the whole book read so far, as NarrativeXL has
+  it); a question without a retention demand (imported so) cannot be placed and is left out.
 - **Slope**: a logistic regression (statsmodels ``Logit``) of right/wrong on ln(1 + retention demand),
-  per variant, with its 95% Wald interval and p-value; ``odds_ratio_per_tenfold`` = exp(10-fold change
-  x slope). A flat curve has a slope whose interval holds 0.
+  per variant, over the questions the curve plots, with its 95% Wald interval and p-value;
+  ``odds_ratio_per_tenfold`` = exp(10-fold change x slope). A flat curve has a slope whose interval
+  holds 0.
 - **Reconstruction**: ROUGE-1, ROUGE-2 and ROUGE-L F1 (the ``rouge-score`` package, Porter stemming)
   of each corrected summary against the true summary, beside the same score of the false summary
   itself (the baseline: what changing nothing earns); means with 95% percentile bootstrap intervals
-  (seeded), and the mean gain over the baseline with its paired bootstrap interval. An empty reply
-  scores 0 and is counted as unparsed; failed requests are left out and counted.
+  (seeded), and the mean gain over the baseline with its paired bootstrap interval, per summary level
+  (0: scenes; 1 and up: hierarchical summaries). An empty reply scores 0 and is counted as unparsed;
+  failed requests are left out and counted.
 """
 
 from __future__ import annotations
@@ -86,7 +91,7 @@ def answers_frame(project: "Project", model: str | None = None) -> pd.DataFrame:
                            correct=ok and choice_correct(question, choice), unparsed=ok and choice is None)
             else:
                 text = parse_reconstruction(raw, prompt) if ok else ""
-                row.update(reconstruction=text, reference=question.body["reference"],
+                row.update(level=int(question.body.get("level", 0)), reconstruction=text, reference=question.body["reference"],
                            false_summary=question.body["false_summary"], correct=None, unparsed=ok and not text)
             rows.append(row)
     return pd.DataFrame(rows)
@@ -114,7 +119,25 @@ def _tally(group: pd.DataFrame) -> dict[str, Any]:
     low, high = wilson_interval(correct, n)
     return {"questions": n, "correct": correct, "accuracy": correct / n if n else math.nan, "ci_low": low,
             "ci_high": high, "unparsed": int(answered["unparsed"].sum()), "failed": int((group["status"] != "ok").sum()),
-            "chance": float((1 / group["choices"]).mean())}
+            "chance": float((1 / answered["choices"]).mean()) if n else math.nan}
+
+
+def parse_bins(text: str | None) -> tuple[int, ...]:
+    """Bin edges typed as whole numbers of words separated by commas ("1000,5000"); 0 is added as the first
+    edge when missing; nothing typed gives ``DEFAULT_BINS``."""
+    from workbench.errors import UserError
+
+    if not text or not str(text).strip():
+        return DEFAULT_BINS
+    try:
+        edges = sorted({int(part) for part in str(text).split(",") if part.strip()})
+    except ValueError as exc:
+        raise UserError(f"Bins are whole numbers of words separated by commas, not '{text}'.") from exc
+    if not edges or edges[0] < 0:
+        raise UserError(f"Bins are whole numbers of words of at least 0, not '{text}'.")
+    if edges[0] != 0:
+        edges = [0, *edges]
+    return tuple(edges)
 
 
 def retention_bins(values: pd.Series, edges: Sequence[int] = DEFAULT_BINS) -> pd.DataFrame:
@@ -134,7 +157,7 @@ def forgetting_curve(project: "Project", model: str, *, bins: Sequence[int] = DE
     columns = CURVE_COLUMNS[:1] + (["kind"] if by_kind else []) + CURVE_COLUMNS[1:]
     if answers.empty:
         return pd.DataFrame(columns=columns)
-    answers = answers[~answers["none_of_the_above"]]
+    answers = answers[answers["retention_words"].notna()]
     answers = pd.concat([answers, retention_bins(answers["retention_words"], bins)], axis=1)
     keys = ["variant"] + (["kind"] if by_kind else []) + ["bin_low", "bin_high"]
     rows = [{**dict(zip(keys, key)), **_tally(group)}
@@ -186,13 +209,13 @@ def logistic_slope(correct: Sequence[bool], retention_words: Sequence[float]) ->
 
 
 def forgetting_slope(project: "Project", model: str, answers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per variant: the logistic slope of right/wrong on ln(1 + retention demand) (answered questions
-    whose answer is a summary)."""
+    """Per variant: the logistic slope of right/wrong on ln(1 + retention demand), over the answered
+    questions the forgetting curve plots."""
     answers = _read_along(answers_frame(project, model) if answers is None else answers)
     columns = ["variant", "questions", "slope", "ci_low", "ci_high", "p_value", "odds_ratio_per_tenfold", "note"]
     if answers.empty:
         return pd.DataFrame(columns=columns)
-    answers = answers[(~answers["none_of_the_above"]) & (answers["status"] == "ok")]
+    answers = answers[answers["retention_words"].notna() & (answers["status"] == "ok")]
     rows = [{"variant": variant, **logistic_slope(group["correct"].tolist(), group["retention_words"].tolist())}
             for variant, group in answers.groupby("variant", sort=True)]
     return pd.DataFrame(rows, columns=columns)
@@ -222,16 +245,18 @@ def _mean_and_interval(name: str, values: np.ndarray, seed: int, draws: int) -> 
 
 def reconstruction_scores(project: "Project", model: str, *, seed: int = 0, draws: int = BOOTSTRAP_DRAWS,
                           answers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per variant, kind (with or without the passage) and ROUGE measure: the model's mean score and the
+    """Per variant, kind (with or without the passage), summary level and ROUGE measure: the model's mean score and the
     false-summary baseline's, each with a bootstrap interval, and the mean gain with its paired interval."""
     answers = answers_frame(project, model) if answers is None else answers
-    columns = ["variant", "kind", "measure", "answers", "unparsed", "failed", "model_mean", "model_low", "model_high",
+    columns = ["variant", "kind", "level", "measure", "answers", "unparsed", "failed", "model_mean", "model_low", "model_high",
                "baseline_mean", "baseline_low", "baseline_high", "gain", "gain_low", "gain_high"]
     if answers.empty:
         return pd.DataFrame(columns=columns)
     answers = answers[answers["kind"].isin(RECONSTRUCTION_KINDS)]
+    if answers.empty:
+        return pd.DataFrame(columns=columns)
     rows = []
-    for (variant, kind), group in answers.groupby(["variant", "kind"], sort=True):
+    for (variant, kind, level), group in answers.groupby(["variant", "kind", "level"], sort=True):
         done = group[group["status"] == "ok"]
         if done.empty:
             continue
@@ -239,7 +264,7 @@ def reconstruction_scores(project: "Project", model: str, *, seed: int = 0, draw
         baseline = rouge_f1(done["reference"].tolist(), done["false_summary"].tolist())
         for measure in ROUGE_MEASURES:
             rows.append({
-                "variant": variant, "kind": kind, "measure": measure, "answers": len(done),
+                "variant": variant, "kind": kind, "level": int(level), "measure": measure, "answers": len(done),
                 "unparsed": int(done["unparsed"].sum()), "failed": int((group["status"] != "ok").sum()),
                 **_mean_and_interval("model", ours[measure], seed, draws),
                 **_mean_and_interval("baseline", baseline[measure], seed, draws),

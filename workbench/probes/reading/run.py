@@ -6,14 +6,17 @@ reconstruction questions with ``reading-reconstruct`` or ``reading-reconstruct-p
 reconstruction parameters. Every raw reply is stored; parsing and scoring happen when results are read.
 
 **How much book.** A read-along prompt holds the variant's text up to the checkpoint. With
-``context_words`` it holds at most that many words (cut from the start). Without it, a local model gets
-what fits its context (``Backend.context_tokens``: llama.cpp's ``n_ctx``, a transformers model's
-positions or its tokenizer's limit), less the answer and a margin: a first guess at ``TOKENS_PER_WORD``,
-then, counted with the model's own tokenizer (``Backend.request_tokens``), cut further until it fits
-(``_fitting_choice``); an API model, whose context cannot be known here, gets the whole text so far (``context_note`` says so
-before a run). A prompt that does not fit is stored as a failure, and the report says to give
-``context_words``. Each response records, in ``extra``, the words given (``context_words``), where they
-start (``context_start_char``) and whether the text was cut.
+``context_words`` it holds at most that many words (cut from the start). Without it, a model whose context
+is known (``fitting.model_context``: a local model's own, a server model's ``n_ctx`` parameter or what its
+server reports) gets what fits, counted with its own tokenizer or its server's where there is one
+(``fitting``); an API model, whose context cannot be known here, gets the whole text so far
+(``context_note`` says so before a run).
+
+**Refused before any call.** Where the context is known, every prompt of the run is built and counted
+before the first question is sent (``fitting.check_questions``), and a run some of whose prompts cannot
+fit is refused, saying what fits (the most words of the book, the summary levels, ...). Each response
+records, in ``extra``, the words given (``context_words``), where they start (``context_start_char``) and
+whether the text was cut.
 """
 
 from __future__ import annotations
@@ -30,11 +33,11 @@ from workbench.probes.reading.asking import (
     PASSAGE_TEMPLATE,
     RECONSTRUCT_TEMPLATE,
     BookText,
-    Context,
     choice_prompt,
     passage_of,
     reconstruct_prompt,
 )
+from workbench.probes.reading.fitting import TOKENS_PER_WORD, Fit, check_questions, fit_for, fitting_choice
 from workbench.probes.reading.questions import QuestionSet, get_question_set, latest_question_sets, load_questions
 from workbench.progress import TaskState
 from workbench.prompt_templates import get_template, template_by_id
@@ -48,9 +51,6 @@ if TYPE_CHECKING:
 ANSWER_RUN = "reading-answer"
 CHOICE_PARAMS = GenerationParams(temperature=0.0, max_tokens=8, seed=0)
 RECONSTRUCT_PARAMS = GenerationParams(temperature=0.0, max_tokens=300, seed=0)
-TOKENS_PER_WORD = 1.4
-CONTEXT_MARGIN_TOKENS = 32
-FIT_ROUNDS, FIT_SHRINK = 4, 0.95  # tries at cutting the book to fit, and how much more than in proportion
 
 
 def variant_text(project: "Project", question_set: QuestionSet) -> str:
@@ -67,60 +67,64 @@ def variant_text(project: "Project", question_set: QuestionSet) -> str:
     return text
 
 
-def _fitting_choice(backend: "Backend", context_tokens: int, book: BookText, template, question,
-                    params: GenerationParams) -> tuple[Request, "Context"]:
-    """A read-along request with as much of the book before the checkpoint as fits ``context_tokens`` beside
-    the question and the answer. The first cut guesses ``TOKENS_PER_WORD``; a model that can count a prompt's
-    tokens then has the cut shortened in proportion until the prompt fits (a small model's tokenizer may need
-    several tokens a word). A prompt that still does not fit is sent and fails, and is stored as a failure."""
-    from workbench.models.prices import rough_token_count
-
-    room = context_tokens - params.max_tokens - CONTEXT_MARGIN_TOKENS
-    bare = choice_prompt(template, question, book.before(0))
-    fixed = backend.request_tokens(prompt_request(backend, bare, params))
-    words = max(0, int((room - (fixed if fixed is not None else rough_token_count(bare))) / TOKENS_PER_WORD))
-    for _ in range(FIT_ROUNDS):
-        context = book.before(question.checkpoint_char, words)
-        request = prompt_request(backend, choice_prompt(template, question, context), params)
-        used = backend.request_tokens(request) if fixed is not None else None
-        if used is None or used <= room or context.words == 0:
-            break
-        words = int(context.words * max(0, room - fixed) / max(1, used - fixed) * FIT_SHRINK)
-    return request, context
-
-
 def context_note(spec: "ModelSpec", setting: str) -> str:
     """What a person should know about how much book a model will be shown when no limit is given: nothing
-    for a local model (it gets what fits its context), for an API model a plain warning that says to set
-    ``setting`` (the command's option, the page's field)."""
+    for a local model or a server model whose ``n_ctx`` is given (it gets what fits its context), for any
+    other API model a plain warning that says to set ``setting`` (the command's option, the page's field)."""
     from workbench.models.prices import LOCAL_BACKENDS
 
     if spec.backend in LOCAL_BACKENDS or spec.backend == "external":  # an API's context is unknown, paid or free
         return ""
+    if spec.params.get("n_ctx"):
+        return ""
     return (f"How much text '{spec.label}' reads at once is not known here, so each question shows the whole "
             "book up to its checkpoint, and questions late in a long book may not fit (they fail, and are stored "
-            f"as failures). Set {setting} to about the model's context, in words.")
+            f"as failures). Set {setting} to about the model's context, in words, or give the model its context "
+            "in tokens as n_ctx (Models page) so that the book is cut to fit and every prompt is checked before "
+            "anything is sent.")
 
 
-def _process(project: "Project", run: dict, backend: "Backend"):
+def _templates(project: "Project", ids: dict[str, int]) -> dict:
+    return {kind: template_by_id(project, tid) for kind, tid in ids.items()}
+
+
+def _check(project: "Project", question_set: QuestionSet, backend: "Backend", label: str, templates: dict[str, int],
+           params: dict, limit: int | None) -> Fit:
+    """What the model reads at once, and the run refused (nothing sent) if a prompt of it cannot fit."""
+    fit = fit_for(backend)
+    if fit.context is None:
+        return fit
+    try:
+        check_questions(backend, fit, label, load_questions(project, question_set.id),
+                        BookText(variant_text(project, question_set)), _templates(project, templates),
+                        GenerationParams.from_dict(params["choice"]), GenerationParams.from_dict(params["reconstruct"]),
+                        limit)
+    except UserError as exc:
+        from workbench.corpus.library import get_book
+
+        book = get_book(project, question_set.book_id)
+        name = book.title or book.external_id or f"book {question_set.book_id}"
+        raise UserError(f"The questions on {name} ({question_set.variant} text) do not all fit '{label}'. {exc}") from None
+    return fit
+
+
+def _process(project: "Project", run: dict, backend: "Backend", fit: Fit):
     """The run's job process and units: one request per question, with the context record in ``extra``."""
     config = run["config"]
     question_set = get_question_set(project, config["question_set"])
     questions = {q.id: q for q in load_questions(project, question_set.id)}
     book = BookText(variant_text(project, question_set))
-    templates = {kind: template_by_id(project, tid) for kind, tid in config["templates"].items()}
+    templates = _templates(project, config["templates"])
     choice = GenerationParams.from_dict(run["params"]["choice"])
     rebuild = GenerationParams.from_dict(run["params"]["reconstruct"])
     limit = config.get("context_words")
-    context_tokens = backend.context_tokens if limit is None else None
     given: dict[int, dict[str, Any]] = {}
 
     def build(unit: Unit) -> Request:
         question = questions[unit.item_id]
         if question.read_along:
-            if context_tokens:
-                request, context = _fitting_choice(backend, context_tokens, book, templates["choice"], question,
-                                                   choice)
+            if limit is None and fit.context is not None:
+                request, context = fitting_choice(backend, fit, book, templates["choice"], question, choice)
             else:
                 context = book.before(question.checkpoint_char, limit)
                 request = prompt_request(backend, choice_prompt(templates["choice"], question, context), choice)
@@ -142,17 +146,17 @@ def _process(project: "Project", run: dict, backend: "Backend"):
     return process, [Unit(i) for i in questions]
 
 
-def execute(project: "Project", run_id: int, backend: "Backend", state: TaskState | None = None, *,
+def execute(project: "Project", run_id: int, backend: "Backend", fit: Fit, state: TaskState | None = None, *,
             retry_failed: bool = False) -> JobReport:
-    process, units = _process(project, get_run(project, run_id), backend)
+    """Ask the run's questions; ``fit``: the model's room as ``_check`` found it before."""
+    run = get_run(project, run_id)
+    process, units = _process(project, run, backend, fit)
     return run_job(project, run_id, units, process, state, retry_failed=retry_failed)
 
 
-def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", backend: "Backend", *,
-            context_words: int | None = None, choice_params: GenerationParams = CHOICE_PARAMS,
-            reconstruct_params: GenerationParams = RECONSTRUCT_PARAMS, state: TaskState | None = None,
-            retry_failed: bool = False) -> JobReport:
-    """Ask one question set (continuing the run with the same settings, if there is one)."""
+def _run_settings(project: "Project", question_set: QuestionSet, context_words: int | None,
+                  choice_params: GenerationParams, reconstruct_params: GenerationParams) -> tuple[dict, dict, dict]:
+    """The templates, config and parameters of the run that asks ``question_set``."""
     if context_words is not None and context_words < 0:
         raise UserError("The number of words of book to show cannot be negative.")
     templates = {"choice": get_template(project, CHOICE_TEMPLATE, kind=CHOICE_TEMPLATE).id,
@@ -161,9 +165,30 @@ def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", ba
     config = {"question_set": question_set.id, "book_id": question_set.book_id, "variant": question_set.variant,
               "context_words": context_words, "templates": templates}
     params = {"choice": choice_params.as_dict(), "reconstruct": reconstruct_params.as_dict()}
+    return templates, config, params
+
+
+def check_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", backend: "Backend", *,
+              context_words: int | None = None, choice_params: GenerationParams = CHOICE_PARAMS,
+              reconstruct_params: GenerationParams = RECONSTRUCT_PARAMS) -> Fit:
+    """What the model reads at once, having refused (``UserError``, nothing sent) a question set some of whose
+    prompts cannot fit it."""
+    templates, _, params = _run_settings(project, question_set, context_words, choice_params, reconstruct_params)
+    return _check(project, question_set, backend, spec.label, templates, params, context_words)
+
+
+def run_set(project: "Project", question_set: QuestionSet, spec: "ModelSpec", backend: "Backend", *,
+            context_words: int | None = None, choice_params: GenerationParams = CHOICE_PARAMS,
+            reconstruct_params: GenerationParams = RECONSTRUCT_PARAMS, state: TaskState | None = None,
+            retry_failed: bool = False, fit: Fit | None = None) -> JobReport:
+    """Ask one question set (continuing the run with the same settings, if there is one); ``fit``: what
+    ``check_set`` found (checked here when not given)."""
+    templates, config, params = _run_settings(project, question_set, context_words, choice_params, reconstruct_params)
+    if fit is None:
+        fit = _check(project, question_set, backend, spec.label, templates, params, context_words)
     run_id = find_or_create_run(project, ANSWER_RUN, model_id=spec.id, template_id=templates["choice"], params=params,
                                 config=config)
-    return execute(project, run_id, backend, state, retry_failed=retry_failed)
+    return execute(project, run_id, backend, fit, state, retry_failed=retry_failed)
 
 
 def run_questions(project: "Project", model: "str | ModelSpec", *, variant: str = "original",
@@ -186,12 +211,15 @@ def run_questions(project: "Project", model: "str | ModelSpec", *, variant: str 
     opened = contextlib.nullcontext(backend) if backend is not None else open_backend(spec, project)
     reports = []
     with opened as live:
-        for question_set in sets:
+        # every book's questions are checked before any is asked: a run that cannot fit sends nothing
+        fits = [check_set(project, question_set, spec, live, context_words=context_words, choice_params=choice,
+                          reconstruct_params=rebuild) for question_set in sets]
+        for question_set, fit in zip(sets, fits):
             if state is not None and state.cancelled:
                 break
             reports.append(run_set(project, question_set, spec, live, context_words=context_words,
                                    choice_params=choice, reconstruct_params=rebuild, state=state,
-                                   retry_failed=retry_failed))
+                                   retry_failed=retry_failed, fit=fit))
     return reports
 
 
@@ -249,8 +277,12 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
     run = get_run(project, run_id)
     if run["model_id"] is None:
         raise UserError(f"Run {run_id} was made with a model that is no longer in the project.")
-    with open_backend(get_model(project, run["model_id"]), project) as backend:
-        return execute(project, run_id, backend, state, retry_failed=retry_failed)
+    spec = get_model(project, run["model_id"])
+    with open_backend(spec, project) as backend:
+        config = run["config"]
+        fit = _check(project, get_question_set(project, config["question_set"]), backend, spec.label,
+                     config["templates"], run["params"], config.get("context_words"))
+        return execute(project, run_id, backend, fit, state, retry_failed=retry_failed)
 
 
 register_resumer(ANSWER_RUN, resume)

@@ -169,6 +169,14 @@ def levels_of(project: "Project", scene_set_id: int, model: str) -> list[int]:
     return [int(r[0]) for r in rows.fetchall()]
 
 
+def level_group(project: "Project", scene_set_id: int, model: str, level: int) -> int:
+    """How many nodes of the level below each node of ``level`` (>= 1) joins, as its latest summary run made it."""
+    summary_run, _ = _level_runs(project, scene_set_id, model, level)
+    if summary_run is None:
+        return DEFAULT_GROUP
+    return int(get_run(project, summary_run)["config"].get("group") or DEFAULT_GROUP)
+
+
 # ---------------------------------------------------------------------------------------------- texts
 def scene_texts(project: "Project", scene_set: SceneSet) -> dict[int, str]:
     """scene -> its text, whitespace tidied (what the summary prompt quotes)."""
