@@ -32,7 +32,7 @@ from ui.widgets.table_filling import filling
 from ui.widgets.table_style import one_line_rows
 from workbench import jobs
 from workbench.export.methods import write_methods
-from workbench.models.usage import describe_cost, runs_overview
+from workbench.models.usage import run_cost_text, runs_overview
 from workbench.run_failures import failure_reasons
 
 RUN_COLUMNS = ["Run", "Kind", "Model", "About", "Status", "Answered", "Failed", "Model calls", "Tokens in / out",
@@ -246,7 +246,7 @@ class JobsPage(Page):
             self.status_text(record),
             f"{int(record['ok']):,} of {int(record['total']):,}", f"{int(record['failed']):,}", self._calls(record),
             f"{record['prompt_tokens']:,} / {record['completion_tokens']:,}",
-            describe_cost(record["cost"], record["backend"], int(record["calls"])),
+            run_cost_text(record["cost"], record["backend"], int(record["calls"]), record["model"]),
             _when(record["finished_at"]),
         ]
         for column, value in enumerate(values):

@@ -241,13 +241,13 @@ RUN_COLUMNS = ["id", "kind", "model", "status", "total", "ok", "failed", "calls"
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from workbench.models.usage import describe_cost, runs_overview
+    from workbench.models.usage import run_cost_text, runs_overview
 
     with opened(args.project) as project:
         frame = runs_overview(project, args.kind)[RUN_COLUMNS + ["backend"]]
     if args.format == "table":
-        frame = frame.assign(cost=[describe_cost(c, b, n) for c, b, n in zip(frame["cost"], frame["backend"],
-                                                                             frame["calls"])],
+        frame = frame.assign(cost=[run_cost_text(c, b, n, m) for c, b, n, m in zip(
+                                 frame["cost"], frame["backend"], frame["calls"], frame["model"])],
                              model=frame["model"].fillna("")).drop(columns=["note"])
     frame = frame.drop(columns=["backend"])
     print_frame(frame, args.format)

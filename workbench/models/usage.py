@@ -70,10 +70,15 @@ def estimate_continuation(project: "Project", run_id: int, retry_failed: bool = 
     return CostEstimate(left, round(per_prompt * left), left * answer_tokens, price, local)
 
 
-def describe_cost(cost: float | None, backend: str | None = None, calls: int | None = None) -> str:
-    """A run's cost in words; ``backend`` None is a run that asks no model (an n-gram index, say)."""
-    if backend is None:
+def run_cost_text(cost: float | None, backend: str | None, calls: int, model: str | None) -> str:
+    """A row of ``runs_overview``'s cost in words: a run that asks no model (an n-gram index, say) costs
+    nothing, and so does one that sent nothing."""
+    if model is None or (isinstance(model, float) and model != model):
         return "none (no model)"
+    return describe_cost(cost, backend, calls)
+
+
+def describe_cost(cost: float | None, backend: str | None = None, calls: int | None = None) -> str:
     if backend == "external":
         return "imported"
     if backend in ("hf", "gguf"):
