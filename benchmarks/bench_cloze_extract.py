@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Iterable
 
-from benchmarks.common import SHARED_DATA, Timer, line, skipped
+from benchmarks.common import SHARED_DATA, Timer, line, missing_data
 
 BOOK = SHARED_DATA / "gutenberg" / "pg1342.txt"
 GOAL = 0.35
@@ -25,7 +25,7 @@ def book_text() -> str:
 
 def run(quick: bool) -> Iterable[dict]:
     if not BOOK.exists():
-        yield skipped("cloze_extract_fast_vs_spacy", f"missing {BOOK}")
+        yield missing_data("cloze_extract_fast_vs_spacy", BOOK, "Pride and Prejudice (gutenberg/pg1342.txt in the shared data folder beside the checkout, or PALIMPSEST_SHARED_DATA)")
         return
     from workbench.nlp import load_english
     from workbench.probes.cloze.extract import paragraphs, sample_passages

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from benchmarks.common import SHARED_DATA, line, skipped
+from benchmarks.common import SHARED_DATA, line, missing_data
 
 GUTENBERG = SHARED_DATA / "gutenberg"
 BOOK_BYTES = 92_000_000
@@ -112,7 +112,8 @@ def run(quick: bool) -> Iterable[dict]:
         yield _stats_line("book_stats_92mb", _gutenberg_volume(BOOK_BYTES // 6 if quick else BOOK_BYTES), repeats,
                           goal=STATS_GOAL)
     else:
-        yield skipped("book_stats_92mb", f"missing {GUTENBERG}")
+        yield missing_data("book_stats_92mb", GUTENBERG, "the Gutenberg novels (gutenberg/ in the shared data folder "
+                                                         "beside the checkout, or PALIMPSEST_SHARED_DATA)")
     yield _stats_line("book_stats_100k_chapters", _many_chapters(20_000 if quick else 100_000), repeats,
                       goal=MANY_CHAPTERS_GOAL)
 

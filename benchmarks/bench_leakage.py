@@ -36,7 +36,7 @@ from typing import Iterable
 
 import numpy as np
 
-from benchmarks.common import SHARED_DATA, Timer, line, skipped
+from benchmarks.common import SHARED_DATA, Timer, line, missing_data
 
 LITBANK = SHARED_DATA / "litbank" / "original"
 ROOT = Path(__file__).resolve().parents[1]
@@ -210,7 +210,8 @@ def _direct_overlap(engine, width: int, units_list: list[list[int]], max_order: 
 def run(quick: bool) -> Iterable[dict]:
     if not LITBANK.exists():
         for name in ("ngram_engines", "index_build_vs_engine", "overlap_vs_engine"):
-            yield skipped(name, f"missing {LITBANK}")
+            yield missing_data(name, LITBANK, "the 100 LitBank novels as plain text (litbank/original in the shared "
+                                              "data folder beside the checkout, or PALIMPSEST_SHARED_DATA)")
     else:
         yield from _engines_and_build(quick)
 
@@ -277,7 +278,9 @@ def _engines_and_build(quick: bool) -> Iterable[dict]:
         faster_build = engines["infini-gram"]["engine_build_s"] / engines["rusty-dawg"]["build_s"] if rusty else None
         yield line("ngram_engines", faster_build if faster_build is not None else float("nan"),
                    "x rusty-dawg build time (infini-gram's indexer)", "informational", True,
-                   novels=len(files), units=workbench["tokens"] * index.width, passages=len(queries), engines=engines)
+                   novels=len(files), units=workbench["tokens"] * index.width, passages=len(queries), engines=engines,
+                   **({} if rusty else {"note": "rusty-dawg is not installed (pip install rusty-dawg): infini-gram "
+                                                "alone was measured"}))
 
         count = 1000 if quick else 10_000
         yield _overlap(project, index, files, count)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Iterable
 
-from benchmarks.common import SHARED_DATA, Timer, line, skipped
+from benchmarks.common import SHARED_DATA, Timer, line, missing_data
 
 BOOK = SHARED_DATA / "gutenberg" / "pg2701.txt"
 GOAL = 1.0
@@ -71,7 +71,7 @@ def _build(folder: Path, book: Path) -> dict[str, float]:
 
 def run(quick: bool) -> Iterable[dict]:
     if not BOOK.exists():
-        yield skipped("reading_build_vs_spacy", f"missing {BOOK}")
+        yield missing_data("reading_build_vs_spacy", BOOK, "Moby-Dick (gutenberg/pg2701.txt in the shared data folder beside the checkout, or PALIMPSEST_SHARED_DATA)")
         return
     from workbench.corpus.decode import decode_text
     from workbench.corpus.gutenberg import strip_boilerplate
