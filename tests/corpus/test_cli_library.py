@@ -136,3 +136,15 @@ def test_books_known_only_from_imported_results_say_so_and_round_trip_as_metadat
     with Project.open(project) as opened:
         book = opened.books_frame().iloc[0]
     assert (book["title"], book["tags"]) == ("Pride and Prejudice: A Novel", "")
+
+
+def test_when_some_files_are_refused_the_others_are_imported_and_the_exit_is_nonzero(tmp_path, capsys):
+    project = make_project(tmp_path)
+    (tmp_path / "good.txt").write_text(novel_text(103))
+    (tmp_path / "junk.txt").write_bytes(bytes(range(256)) * 20)
+    assert main(["import", str(project), str(tmp_path / "good.txt"), str(tmp_path / "junk.txt")]) == 1
+    captured = capsys.readouterr()
+    assert "Added 1 book" in captured.out and "junk.txt does not look like a text file" in captured.out
+    assert "1 file(s) could not be imported (listed above); the others were." in captured.err
+    assert main(["books", str(project), "--format", "csv"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
@@ -62,7 +63,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(report.summary())
     if report.cancelled:
         return 130
-    return 1 if report.everything_failed else 0
+    if report.failures:  # a script must not take a partial import for a whole one
+        if not report.everything_failed:
+            print(f"{len(report.failures)} file(s) could not be imported (listed above); the others were.",
+                  file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_books(args: argparse.Namespace) -> int:

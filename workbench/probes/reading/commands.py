@@ -169,6 +169,11 @@ def cmd_import_summaries(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         report = import_summaries(project, args.book, args.file, args.model_label or args.file.stem)
     print(report.describe())
+    unusable = sum(lv.summaries_failed + lv.false_failed for lv in report.levels)
+    if unusable:
+        print(f"{unusable} summar{'y' if unusable == 1 else 'ies'} in {args.file.name} could not be used (blank, or a "
+              "false summary that repeats its summary). Fill them in and import the file again.", file=sys.stderr)
+        return 1
     return 0
 
 
