@@ -54,3 +54,17 @@ def test_the_annotation_commands_end_to_end(tmp_path, capsys):
     assert code == 1 and "label set" in capsys.readouterr().err
     code, out = run("annotate", "tasks", path, "--format", "csv")
     assert "nt,narrative-time" in out
+
+
+def test_agreement_without_answers_says_what_it_needs(tmp_path, capsys):
+    from workbench.annotation.tasks import create_task
+    from workbench.cli import main
+    from workbench.project import Project
+
+    path = tmp_path / "a.palimpsest"
+    with Project.create(path) as project:
+        create_task(project, "nt", "narrative-time")
+    capsys.readouterr()
+    assert main(["annotate", "agreement", str(path), "--task", "nt"]) == 0
+    out = capsys.readouterr().out
+    assert "No one has answered the items of 'nt' yet" in out and "at least two annotators" in out

@@ -75,3 +75,17 @@ def test_run_classify_validate_stats_and_charts(project, decade_models, decade_b
                            "--samples", 1, "--max-tokens", 8, "--format", "csv")
     summary = csv_of(out)
     assert code == 0 and set(summary["model"]) == {"tiny-1950s"} and "all" in set(summary["prompt"])
+
+
+def test_empty_stats_say_what_they_need(project, capsys):
+    from tests.fixtures.rep_data import external_model, store_rep_run
+    from workbench.probes.rep.sets import get_set
+
+    path = project.path
+    code, out, _ = run_cli(capsys, "rep", "stats", path, "--table", "tests")
+    assert code == 0 and "No REP completions to count yet" in out and "palimpsest rep run" in out
+    external_model(project, "undated")
+    store_rep_run(project, "undated", get_set(project, "gender"), {(role.key, s): " a woman" for role in get_set(project, "gender").parsed.roles for s in range(3)},
+                  samples=3)
+    code, out, _ = run_cli(capsys, "rep", "stats", path, "--table", "tests")
+    assert code == 0 and "none of these models has a decade" in out and "--tag decade=1950s" in out

@@ -281,6 +281,19 @@ def agreement_table(project: "Project", task: "Task | str | int", *, draws: int 
     return _frame(rows)
 
 
+def why_no_agreement(project: "Project", task: "Task | str | int") -> str:
+    """Why ``agreement_table`` has no rows for the task, and what it needs."""
+    task = get_task(project, task)
+    answers = annotations_frame(project, task, answered_only=True)
+    if answers.empty:
+        return (f"No one has answered the items of '{task.name}' yet. Agreement needs at least two annotators who "
+                "answered the same items: start sessions on the Annotate page (or import answers with "
+                "palimpsest annotate import).")
+    people = answers["annotator"].nunique()
+    return (f"Only {people} annotator answered '{task.name}' so far; agreement needs at least two annotators who "
+            "answered the same items.")
+
+
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
     frame[NUMERIC_COLUMNS] = frame[NUMERIC_COLUMNS].astype(float)  # missing values are NaN, not None

@@ -228,10 +228,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from workbench.annotation.agreement import agreement_table
+    from workbench.annotation.agreement import agreement_table, why_no_agreement
 
     with opened(args.project) as project:
-        print_frame(agreement_table(project, args.task), args.format)
+        frame = agreement_table(project, args.task)
+        print_frame(frame, args.format, empty=why_no_agreement(project, args.task) if frame.empty else "")
     return 0
 
 

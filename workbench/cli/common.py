@@ -65,7 +65,9 @@ def opened(path: Path) -> Iterator[Project]:
         project.close()
 
 
-def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
+def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None, *, empty: str = "(nothing yet)") -> None:
+    """A frame as a table, CSV or JSON; an empty table says ``empty`` (why it is empty and what to do, where the
+    command knows)."""
     out = out or sys.stdout
     if fmt == "csv":
         frame.to_csv(out, index=False, lineterminator="\n")
@@ -73,7 +75,7 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None) -> None:
         out.write(frame.to_json(orient="records", force_ascii=False) + "\n")
     else:
         if frame.empty:
-            out.write("(nothing yet)\n")
+            out.write(empty + "\n")
         else:
             frame = _whole_numbers_as_integers(frame)
             frame = frame.astype(object).where(frame.notna(), "")  # blanks, not <NA>, for missing values

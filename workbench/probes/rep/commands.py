@@ -227,7 +227,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
             frame = stats.trends(counts, method=args.method)[0]
         else:
             frame = stats.spread(stats.with_shares(counts))
-        print_frame(frame, args.format)
+        print_frame(frame, args.format, empty=stats.why_empty(counts, args.table, args.classifier))
     return 0
 
 

@@ -101,6 +101,20 @@ def rep_counts(project: "Project", classifier: str = LEXICAL, *, models: Sequenc
     return counts_and_responses(project, classifier, models=models, demographics=demographics)[0]
 
 
+def why_empty(counts: pd.DataFrame, table: str, classifier: str = LEXICAL) -> str:
+    """Why a ``table`` (shares, tests, trends, spread) made from ``counts`` has no rows, and what to do."""
+    if counts.empty:
+        judged = "" if classifier == LEXICAL else " and have the judge label it (palimpsest rep classify PROJECT --judge LABEL)"
+        return (f"No REP completions to count yet with the classifier '{classifier}'. Sample a model first "
+                f"(palimpsest rep run PROJECT --model LABEL){judged}.")
+    if table in ("tests", "trends") and counts["year"].isna().all():
+        return ("The tests and trends compare decades, and none of these models has a decade: tag each model with "
+                "the decade of its training data (palimpsest model edit PROJECT LABEL --tag decade=1950s).")
+    if table in ("tests", "trends"):
+        return "The tests and trends compare decades: sample models of at least two different decades."
+    return "Nothing to show for these models and demographics."
+
+
 # ---------------------------------------------------------------------------------------------- shares
 def with_shares(counts: pd.DataFrame, confidence: float = CONFIDENCE) -> pd.DataFrame:
     """The counts table plus share, ci_low, ci_high and a small-sample flag."""
