@@ -301,6 +301,9 @@ def test_importing_published_results_fills_the_table(qtbot, page, library, tmp_p
     row = book_rows(page)["pg999"]
     assert page.books.table.item(row, PASSAGES).text() == "no text"
     assert page.books.table.item(row, IMPORTED).text() == "1"
+    hint = page.settings.models_hint  # results are on screen: 'No models yet' would contradict them
+    assert not hint.isHidden() and "gpt-4 (published) hold imported results" in hint.text()
+    assert "No models yet" not in hint.text()
 
 
 def test_extracting_again_over_answered_passages_asks_first(qtbot, page, library, tiny_causal_dir, messages):

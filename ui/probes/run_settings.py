@@ -24,14 +24,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.models.registry import ModelSpec
-from workbench.probes.cloze.plan import GENERATING_KINDS, KINDS, TEMPLATED_KINDS, ProbePlan, is_paid
+from workbench.models.registry import ModelSpec, choice_text
+from workbench.probes.cloze.plan import GENERATING_KINDS, KINDS, TEMPLATED_KINDS, ProbePlan
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
 from workbench.probes.cloze.run import DEFAULT_MAX_TOKENS
 
-BACKEND_NAMES = {"openai": "API", "gguf": "GGUF, local", "hf": "Hugging Face, local"}
 LABEL_ROLE = Qt.ItemDataRole.UserRole
 NO_MODELS = "No models yet: add one on the Models page."
+#: imported results are shown below, but nothing can ask them: the hint says so rather than 'no models'
+ONLY_IMPORTED = ("No model to ask: {labels} hold imported results, which cannot be asked again. To run the probe, "
+                 "add a model on the Models page.")
 COST_NOTE = "Local models cost nothing per call; for API models the cost is shown before the run starts."
 RUN_TIP = ("Ask the ticked models about the ticked books. Running the same settings again continues where the "
            "last run stopped.")
@@ -156,17 +158,19 @@ class RunSettings(QGroupBox):
         ticked = set(self.checked_models())
         self.models.blockSignals(True)
         self.models.clear()
+        imported = [spec.label for spec in specs if spec.backend == "external"]
         for spec in specs:
             if spec.backend == "external":
                 continue
-            where = BACKEND_NAMES.get(spec.backend, spec.backend)
-            item = QListWidgetItem(f"{spec.label}  ({where}{', paid' if is_paid(spec) else ''})")
+            item = QListWidgetItem(choice_text(spec))
             item.setData(LABEL_ROLE, spec.label)
             item.setToolTip(spec.ref)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if spec.label in ticked else Qt.CheckState.Unchecked)
             self.models.addItem(item)
         self.models.blockSignals(False)
+        if self.models.count() == 0:
+            self.models_hint.setText(ONLY_IMPORTED.format(labels=", ".join(imported)) if imported else NO_MODELS)
         self.models_hint.setVisible(self.models.count() == 0)
         self._update_enabled()
 
