@@ -303,10 +303,21 @@ def test_export_is_offered_only_while_the_chart_shows_something(qtbot, page, res
     book_ids = [row[0] for row in results.db.execute("SELECT id FROM books").fetchall()]
     extract_books(results, book_ids, project_settings(results, per_book=500, fast=True))  # every book flagged
     show(qtbot, page, chart="cloze-accuracy", model="model-a", exclude_flagged=True)
-    assert "Nothing to show" in page.view.message.toPlainText()
+    assert "fewer passages than were asked for" in page.view.message.toPlainText()
+    assert "Untick 'Leave out flagged books'" in page.view.message.toPlainText()
     assert not page.export_button.isEnabled() and not page.table_button.isEnabled()
     show(qtbot, page, exclude_flagged=False)
     assert len(page.view.marks) == 4 and page.export_button.isEnabled() and page.table_button.isEnabled()
+
+
+def test_a_missing_year_is_said_as_such_not_as_books_without_results(qtbot, page, results):
+    results.db.execute("UPDATE books SET year = NULL")
+    results.db.conn.commit()
+    show(qtbot, page, chart="cloze-year", model="model-a")
+    message = page.view.message.toPlainText()
+    assert "None of the 4 books with results has a year of publication" in message and "metadata" in message
+    show(qtbot, page, chart="cloze-categories", group_by="decade")
+    assert "None of the 4 books with results has a year of publication" in page.view.message.toPlainText()
 
 
 # ---------------------------------------------------------------------------------------------- many books
@@ -375,6 +386,16 @@ def test_choosing_an_unknown_value_leaves_the_page_usable(qtbot, page):
     qtbot.waitUntil(lambda: not page.ops.busy, timeout=60_000)
     qtbot.wait(10)
     assert page.frame["model"].iloc[0] == "model-b"
+
+
+def test_a_missing_year_is_said_as_such_not_as_books_without_results(qtbot, page, results):
+    results.db.execute("UPDATE books SET year = NULL")
+    results.db.conn.commit()
+    show(qtbot, page, chart="cloze-year", model="model-a")
+    message = page.view.message.toPlainText()
+    assert "None of the 4 books with results has a year of publication" in message and "metadata" in message
+    show(qtbot, page, chart="cloze-categories", group_by="decade")
+    assert "None of the 4 books with results has a year of publication" in page.view.message.toPlainText()
 
 
 # ---------------------------------------------------------------------------------------------- many books, designed

@@ -308,14 +308,16 @@ class ChartsPage(Page):
             self.drawing.drop()
             self.view.show_message(NO_RESULTS)
             return None
-        from workbench.probes.cloze.chart_notes import chart_note
+        from workbench.probes.cloze.chart_notes import chart_note, empty_note
 
         project, name, options = self.project, self.chart_name(), self.options()
         spec = registry.chart(name)
 
         def work(state):
             frame = spec.frame(project, **options)
-            return name, options, frame, chart_note(project, name, frame, **options)
+            note = chart_note(project, name, frame, **options) if not frame.empty else \
+                empty_note(project, name, **options)
+            return name, options, frame, note
 
         return self.drawing.start(work, label="Drawing the chart", project=project, on_done=self._draw,
                                   on_error=self._draw_failed)
@@ -329,7 +331,7 @@ class ChartsPage(Page):
         for widget in (self.export_button, self.table_button):  # an export of nothing would only fail
             widget.setEnabled(not frame.empty)
         if frame.empty:
-            self.view.show_message("Nothing to show for these choices (no book has results, or all are left out).")
+            self.view.show_message(note)
             return
         if name == "cloze-accuracy":
             self.view.show_accuracy(frame, options.get("color_by"))

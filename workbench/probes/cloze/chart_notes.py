@@ -120,3 +120,34 @@ def chart_note(project: "Project", name: str, frame: pd.DataFrame, **options: An
     if name == "cloze-year":
         return year_note(project, frame, options)
     return ""
+
+
+YEAR_HOW = ("Add years on the Library page (select a book, then Edit), or import a metadata table with a 'year' "
+            "column (palimpsest import PROJECT --metadata books.csv).")
+
+
+def empty_note(project: "Project", name: str, **options: Any) -> str:
+    """Why the chart ``name`` has nothing to draw with these options, and what to do: a missing year or tag is
+    said as such, not as books without results."""
+    model = options.get("model") or ""
+    answered = analysis.book_accuracy(project, model or None, exclude_flagged=_flag(options.get("exclude_flagged")))
+    answered = answered[answered["n"] > 0]
+    if answered.empty:
+        if _flag(options.get("exclude_flagged")) and not analysis.book_accuracy(project, model or None).empty:
+            return ("Every book with results has fewer passages than were asked for, and such books are left out. "
+                    "Untick 'Leave out flagged books' to show them.")
+        return f"No book has name-cloze results{' for ' + model if model else ''} yet. Run the probe on the Probes page."
+    ids = set(answered["book_id"])
+    years = dict(project.db.execute("SELECT id, year FROM books WHERE year IS NOT NULL").fetchall())
+    if name == "cloze-year" or (name == "cloze-categories" and (options.get("tag") or "decade") == "decade"):
+        if not ids & set(years):
+            return f"None of the {len(ids):,} books with results has a year of publication. {YEAR_HOW}"
+    if name == "cloze-categories":
+        tag = options.get("tag") or "decade"
+        tagged = {b for b, in project.db.execute("SELECT book_id FROM book_tags WHERE key = ?", [tag])}
+        if tag not in ("decade", "source") and not ids & tagged:
+            return (f"None of the {len(ids):,} books with results has a '{tag}' tag. Tag them on the Library page, or "
+                    f"import a metadata table with a '{tag}' column.")
+    if name == "cloze-models":
+        return ("The comparison needs two models with answers on the same books: choose two such models as a and b.")
+    return "Nothing to show for these choices."
