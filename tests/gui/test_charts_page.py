@@ -388,16 +388,6 @@ def test_choosing_an_unknown_value_leaves_the_page_usable(qtbot, page):
     assert page.frame["model"].iloc[0] == "model-b"
 
 
-def test_a_missing_year_is_said_as_such_not_as_books_without_results(qtbot, page, results):
-    results.db.execute("UPDATE books SET year = NULL")
-    results.db.conn.commit()
-    show(qtbot, page, chart="cloze-year", model="model-a")
-    message = page.view.message.toPlainText()
-    assert "None of the 4 books with results has a year of publication" in message and "metadata" in message
-    show(qtbot, page, chart="cloze-categories", group_by="decade")
-    assert "None of the 4 books with results has a year of publication" in page.view.message.toPlainText()
-
-
 # ---------------------------------------------------------------------------------------------- many books, designed
 def side_titles(view) -> list[str]:
     """The named panel's rows, top to bottom."""
