@@ -256,7 +256,7 @@ def test_a_paid_api_asks_with_a_cost_estimate_and_failed_summaries_are_retried(q
                                      params={"chat": False, "max_retries": 0, "concurrency": 1}))
     window = open_window(qtbot, path, tmp_path)
     dialog = summary_dialog(qtbot, window, book, "server", per_book=1, attempts=1)
-    assert "paid API" in dialog.model.currentText() and "paid API" in dialog.cost.text()
+    assert "(API server, paid)" in dialog.model.currentText() and "paid API" in dialog.cost.text()
 
     boxes.answer = False  # the estimate is shown, nothing is sent
     dialog.summarize_button.click()
