@@ -91,7 +91,7 @@ def test_model_comparison_names_its_tests_and_gives_p_values(results):
     assert wilcoxon["n"] == 10 and wilcoxon["p_value"] < 0.01
     mcnemar = tests.loc["McNemar exact (shared passages)"]
     # alpha alone is right on 1+2+...+9 = 45 passages, beta alone on none: exact binomial p = 2 * 0.5**45
-    assert mcnemar["n"] == 100 and mcnemar["note"] == "only a right: 45, only b right: 0"
+    assert mcnemar["n"] == 100 and mcnemar["note"] == "only alpha right: 45, only beta right: 0"  # named, not a/b
     assert mcnemar["p_value"] == pytest.approx(2 * 0.5**45)
 
 

@@ -68,6 +68,9 @@ def test_analysis_commands(imported, capsys):
     assert main(["cloze", "compare", str(imported.path), "gpt-a", "gpt-b", "--format", "csv"]) == 0
     tests = {r["test"]: r for r in _csv(capsys.readouterr().out)}
     assert float(tests["Wilcoxon signed-rank (per-book accuracy)"]["p_value"]) < 0.05
+    assert main(["cloze", "compare", str(imported.path), "gpt-a", "gpt-b", "--books", "--format", "csv"]) == 0
+    rows = _csv(capsys.readouterr().out)
+    assert {(r["model_a"], r["model_b"]) for r in rows} == {("gpt-a", "gpt-b")}  # which model each column is
     assert main(["cloze", "categories", str(imported.path), "genre", "--format", "csv"]) == 0
     assert {r["value"] for r in _csv(capsys.readouterr().out)} == {"sea", "city"}
     assert main(["cloze", "year", str(imported.path), "--format", "csv"]) == 0

@@ -406,7 +406,7 @@ def model_comparison(
         result = mcnemar(table, exact=True)
         rows.append(_test_row("McNemar exact (shared passages)", model_a, model_b, len(shared),
                               statistic=float(result.statistic), p_value=float(result.pvalue),
-                              note=f"only a right: {table[0][1]}, only b right: {table[1][0]}"))
+                              note=f"only {model_a} right: {table[0][1]}, only {model_b} right: {table[1][0]}"))
     else:
         rows.append(_test_row("McNemar exact (shared passages)", model_a, model_b, 0, note="no passages answered by both"))
     return paired, pd.DataFrame(rows, columns=TEST_COLUMNS)

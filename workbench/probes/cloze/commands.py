@@ -308,6 +308,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if args.books:
             frame = compare_models(project, args.model_a, args.model_b, exclude_flagged=args.exclude_flagged)
             frame = _keyed(project, frame, args.format)
+            frame.insert(0, "model_a", args.model_a)  # which model the _a and _b columns are
+            frame.insert(1, "model_b", args.model_b)
         else:
             frame = compare_models_tests(project, args.model_a, args.model_b, exclude_flagged=args.exclude_flagged)
     print_frame(frame, args.format)
