@@ -90,6 +90,19 @@ def test_sorting_by_words_and_year_is_numeric(qtbot, page, three_books):
     assert [page.proxy.index(r, YEAR).data() for r in range(3)] == ["1851", "1899", ""]  # unknown last
 
 
+def test_an_empty_year_says_why_and_how_to_fill_it(qtbot, page, three_books):
+    import_three(qtbot, page, three_books)
+    page.table.sortByColumn(YEAR, Qt.SortOrder.AscendingOrder)
+    empty = page.proxy.index(2, YEAR)
+    assert empty.data() == ""
+    tip = empty.data(Qt.ItemDataRole.ToolTipRole)
+    assert "No year of first publication yet" in tip and "Metadata table" in tip and "leave out" in tip
+    assert page.proxy.index(0, YEAR).data(Qt.ItemDataRole.ToolTipRole) is None
+    assert "1 book has no year of first publication" in page.edit_note.text()
+    assert page.proxy.setData(empty, "1888")
+    qtbot.waitUntil(lambda: "no year" not in page.edit_note.text(), timeout=WAIT_MS)
+
+
 def test_editing_a_title_inline_saves_it(qtbot, page, three_books):
     import_three(qtbot, page, three_books)
     index = page.proxy.index(0, TITLE)
@@ -113,7 +126,8 @@ def test_tags_are_edited_inline_and_a_bad_year_is_refused(qtbot, page, three_boo
     assert get_book(page.project, book_id).tags == {"decade": "1890s", "genre": "gothic"}
     year_before = get_book(page.project, book_id).year
     assert not page.proxy.setData(page.proxy.index(0, YEAR), "next spring")
-    assert messages["errors"] == ["'next spring' is not a year. Write a whole number such as 1847, or leave it empty."]
+    assert messages["errors"] == ["'next spring' is not a year. Write a whole number such as 1847 (or 750 BCE), or leave "
+                                  "it empty."]
     assert messages["infos"] == []
     assert get_book(page.project, book_id).year == year_before
 

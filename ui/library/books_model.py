@@ -40,6 +40,10 @@ TOOLTIPS = {
     TAGS: "Tags as name=value, separated by semicolons, e.g. genre=gothic; decade=1890s",
     YEAR: "Year of first publication (a whole number; leave empty if unknown)",
 }
+#: an empty Year cell: why it matters and how to fill it (Gutenberg files do not give a year)
+NO_YEAR_HINT = ("No year of first publication yet: the files did not give one. Double-click to type it (e.g. 1847), "
+                "or use Import ▸ Metadata table with a 'year' column for many books at once. Charts and analyses by "
+                "year or decade leave out books without one.")
 BOOK_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 NO_TEXT = "no text"  # the Words cell of a book known only from imported results
@@ -122,6 +126,9 @@ class BooksModel(QAbstractTableModel):
         """How many books are known only from imported results."""
         return sum(not book.has_text for book in self.books)
 
+    def without_year(self) -> int:
+        return sum(book.year is None for book in self.books)
+
     def column_texts(self, column: int) -> list[str]:
         """The text of every cell of ``column`` (to size it)."""
         return [texts[column] for texts in self._texts]
@@ -186,6 +193,8 @@ class BooksModel(QAbstractTableModel):
             return "" if column == WORDS else self._texts[row][column]
         if role == Qt.ItemDataRole.ToolTipRole and column in (WORDS, SOURCE) and not self.books[row].has_text:
             return RESULTS_ONLY_HINT
+        if role == Qt.ItemDataRole.ToolTipRole and column == YEAR and self.books[row].year is None:
+            return NO_YEAR_HINT
         if role == Qt.ItemDataRole.ToolTipRole and column in (TITLE, AUTHOR, TAGS, SOURCE):
             return self._texts[row][column] or None
         if role == Qt.ItemDataRole.ForegroundRole and column in (WORDS, SOURCE) and not self.books[row].has_text:

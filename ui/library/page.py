@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Iterable
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSettings, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -47,6 +47,10 @@ from workbench.corpus.stats import text_statistics
 from workbench.errors import UserError
 from workbench.progress import Progress
 
+EDIT_NOTE = ("Double-click a title, author, year or tags to correct it (Enter saves, Esc cancels). Select books and "
+             "press Delete to remove them.")
+NO_YEARS = (" {n} {books} no year of first publication (the files did not give one): type it in, or use Import ▸ "
+            "Metadata table with a 'year' column; charts by year or decade leave such books out.")
 BOOK_FILES = "Books and metadata tables (*.txt *.text *.epub *.csv *.tsv);;All files (*)"
 TABLE_FILES = "Metadata tables (*.csv *.tsv);;All files (*)"
 MIRROR_SETTING = "library/gutenberg_mirror"
@@ -121,6 +125,12 @@ class LibraryPage(Page):
 
         self.model = BooksModel(self)
         self.model.edit_refused.connect(self.show_error)
+        # a year typed in: the note about missing years follows (once per event-loop turn: a reload changes many rows)
+        self._count_later = QTimer(self)
+        self._count_later.setSingleShot(True)
+        self._count_later.setInterval(0)
+        self._count_later.timeout.connect(self._update_count)
+        self.model.dataChanged.connect(self._count_later.start)
         self.proxy = BooksFilter(self)
         self.proxy.setSourceModel(self.model)
         self.filter_box.textChanged.connect(self._apply_filter)
@@ -151,8 +161,7 @@ class LibraryPage(Page):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
 
-        self.edit_note = QLabel("Double-click a title, author, year or tags to correct it (Enter saves, Esc "
-                                "cancels). Select books and press Delete to remove them.")
+        self.edit_note = QLabel(EDIT_NOTE)
         self.edit_note.setObjectName("library-edit-note")
         self.edit_note.setWordWrap(True)
         self.edit_note.setStyleSheet("color: #555;")
@@ -256,6 +265,9 @@ class LibraryPage(Page):
 
     def _update_count(self) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()
+        no_year = self.model.without_year()
+        self.edit_note.setText(EDIT_NOTE + (NO_YEARS.format(n=no_year, books="book has" if no_year == 1 else
+                                                            "books have") if no_year else ""))
         noun = "book" if total == 1 else "books"
         text = f"{shown} of {total} {noun}" if shown != total else f"{total} {noun}"
         without = self.model.without_text()
