@@ -62,7 +62,7 @@ def test_tables_are_listed_and_saved_as_csv(tmp_path, capsys):
     assert "cloze-book-accuracy" in names and "annotations" in names
     out = tmp_path / "passages.csv"
     assert main(["table", str(path), "cloze-passages", "--out", str(out)]) == 0
-    assert out.read_text().splitlines()[0].startswith("book_id")
+    assert out.read_text().splitlines()[0].startswith("book,book_id,book_source,book_external_id,")
     result = run_cli("table", path, "no-such-table", "--out", tmp_path / "x.csv")
     assert result.returncode == 1 and "There is no table called 'no-such-table'" in result.stderr
 

@@ -154,7 +154,7 @@ def test_results_speak_plainly(qtbot, page, results, messages):
 def test_rep_runs_are_listed_in_plain_words(qtbot, page, results):
     open_project(qtbot, page, results)
     kinds = _column(page.runs_tab.runs, "Kind")
-    assert kinds and set(kinds) == {"Bias prompts (REP)"}
+    assert kinds and set(kinds) == {"Role-specific elicitation prompts (REP)"}
     assert all("per prompt" in about for about in _column(page.runs_tab.runs, "About"))
     assert page.runs_tab.runs_hint.isHidden()  # the "no runs yet" hint goes once there are runs
 
