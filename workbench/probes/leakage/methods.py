@@ -24,7 +24,7 @@ def _corpus(project: "Project", run: dict) -> dict[str, Any]:
     facts = {"name": found.name, "kind": found.kind, "tokenizer": found.tokenizer, "documents": found.documents,
              "tokens": found.tokens, "words": found.words, "engine": found.engine}
     if found.kind == "remote":
-        facts.update(url=found.url, index=found.remote_index)
+        facts.update(url=found.address, index=found.remote_index)
     return facts
 
 
