@@ -181,7 +181,7 @@ def cmd_corpus_index(args) -> int:
                               state=progress_state(f"Indexing {args.name}"))
         print(f"Indexed {corpus.documents:,} documents ({corpus.tokens:,} tokens, {corpus.words:,} words) into "
               f"{corpus.folder(project)} ({humanize_bytes(corpus.size_bytes or 0)}).")
-        for line in build_notes(corpus):
+        for line in build_notes(project, corpus):
             print(line, file=sys.stderr)
     return 0
 
