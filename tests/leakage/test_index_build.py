@@ -97,6 +97,12 @@ def test_a_document_larger_than_a_shard_is_cut_there_and_the_cut_is_said(project
     corpora._record_local(project, "big", folder, info)
     notes = corpora.build_notes(project, corpora.get_corpus(project, "big"))
     assert any(f"a match cannot run across the {info.cuts} places where they were cut" in n for n in notes)
+    from workbench.export.methods import methods_text
+    from workbench.probes.leakage import overlap
+
+    (tmp_path / "q.txt").write_text(CORPUS[0] + "\n", encoding="utf-8")
+    overlap.run_overlap(project, "big", str(tmp_path / "q.txt"))
+    assert f"a match cannot run across the {info.cuts} places where they were cut" in methods_text(project)
 
 
 def _metaspace_tokenizer(folder: Path) -> Path:
@@ -154,8 +160,8 @@ def test_a_jsonl_file_with_a_bad_line_reports_exactly_what_was_indexed(project, 
     corpus = corpora.build_corpus(project, "lines", [folder])
     record = corpus.files[0]
     assert corpus.documents == record["documents"] == 4
-    assert record["skipped"] == ("2 lines 3, 5 of part.jsonl are not a JSON object with a 'text' field and were left "
-                                 "out (4 documents of it were indexed).")
+    assert record["skipped"] == ("2 lines of part.jsonl (lines 3, 5) are not JSON objects with a 'text' field and were "
+                                 "left out; 4 documents of it were indexed.")
     assert corpora.build_notes(project, corpus) == [f"Partly indexed {record['path']}: {record['skipped']}"]
     index = corpora.open_index(project, "lines")
     for text in CORPUS:  # every good line is in the index, the ones after the bad line too
@@ -173,7 +179,7 @@ def test_a_jsonl_gz_that_breaks_off_says_how_far_it_was_read(project, tmp_path):
     record = corpus.files[0]
     assert 0 < record["documents"] < 400 and corpus.documents == record["documents"]
     assert f"could not be read past line {record['documents']:,}" in record["skipped"]
-    assert f"({record['documents']:,} documents of it were indexed)" in record["skipped"]
+    assert record["skipped"].endswith(f"; {record['documents']:,} documents of it were indexed.")
 
 
 def test_a_very_long_or_odd_corpus_name_is_a_plain_error(project, corpus_dir):

@@ -264,13 +264,14 @@ class Reading:
             self.bad_lines.append(number)
 
     def describe(self, name: str, indexed: int) -> str:
-        """What of the file was not indexed ("" when all of it was)."""
+        """What of the file was not indexed, and what was ("" when all of it was)."""
         notes = []
-        if self.bad_count:
+        if self.bad_count == 1:
+            notes.append(f"Line {self.bad_lines[0]} of {name} is not a JSON object with a 'text' field and was left out")
+        elif self.bad_count:
             listed = ", ".join(str(n) for n in self.bad_lines) + (", …" if self.bad_count > len(self.bad_lines) else "")
-            lines = "line" if self.bad_count == 1 else f"{self.bad_count:,} lines"
-            notes.append(f"{lines} {listed} of {name} {'is' if self.bad_count == 1 else 'are'} not a JSON object "
-                         "with a 'text' field and " + ("was" if self.bad_count == 1 else "were") + " left out")
+            notes.append(f"{self.bad_count:,} lines of {name} (lines {listed}) are not JSON objects with a 'text' field "
+                         "and were left out")
         if self.stopped:
             notes.append(f"{name} could not be read past line {self.lines:,} ({self.stopped}), so the rest of it was "
                          "not indexed")
@@ -278,7 +279,7 @@ class Reading:
             return ""
         done = (f"{indexed:,} document{'s' if indexed != 1 else ''} of it {'were' if indexed != 1 else 'was'} indexed"
                 if indexed else "nothing of it was indexed")
-        return "; ".join(notes) + f" ({done})."
+        return "; ".join(notes) + f"; {done}."
 
 
 def documents(path: Path, reading: Reading | None = None) -> Iterator[str]:

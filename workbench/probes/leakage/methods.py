@@ -25,6 +25,16 @@ def _corpus(project: "Project", run: dict) -> dict[str, Any]:
              "tokens": found.tokens, "words": found.words, "engine": found.engine}
     if found.kind == "remote":
         facts.update(url=found.address, index=found.remote_index)
+    else:
+        from workbench.errors import UserError
+        from workbench.probes.leakage.index_build import IndexInfo
+
+        try:  # documents larger than one part of the index are cut there (index_build): say where a match cannot run
+            cuts = IndexInfo.read(found.folder(project)).cuts
+        except UserError:
+            cuts = 0
+        if cuts:
+            facts["cuts"] = cuts
     return facts
 
 
@@ -72,7 +82,10 @@ def leakage_lines(run: dict, _seen: dict[str, int]) -> list[str]:
         else:
             lines.append(f"- **Reference corpus:** '{corpus['name']}', {corpus['documents']:,} documents, "
                          f"{corpus['tokens']:,} tokens ({corpus['words']:,} white-space words), tokenizer "
-                         f"`{corpus['tokenizer']}`, indexed with {corpus['engine']}.")
+                         f"`{corpus['tokenizer']}`, indexed with {corpus['engine']}"
+                         + (f"; documents longer than one part of the index (tens of millions of tokens) were cut into "
+                            f"parts, and a match cannot run across the {corpus['cuts']:,} places where they were cut"
+                            if corpus.get("cuts") else "") + ".")
     if facts.get("gram"):
         lines.append(f"- **Sample:** up to {facts['per_book']} passages per book, one run of {facts['gram']} words "
                      f"from each, seed {facts['seed']}.")
