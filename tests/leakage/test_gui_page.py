@@ -351,3 +351,28 @@ def test_every_tab_fits_a_laptop_window(qtbot, tmp_path, corpus_dir):
             assert area.verticalScrollBar().maximum() == 0, f"the {title} tab is taller than a laptop window"
     finally:
         window.shutdown()
+
+
+def test_the_corpora_tab_says_what_of_a_file_was_left_out_and_never_shows_a_secret(qtbot, page, project, tmp_path,
+                                                                                 messages, infini_server):
+    import json
+
+    fake, url = infini_server
+    folder = tmp_path / "lines"
+    folder.mkdir()
+    lines = [json.dumps({"text": CORPUS[0]}), json.dumps({"text": CORPUS[1]}), "{broken", json.dumps({"text": CORPUS[2]})]
+    (folder / "part.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tab = page.corpora
+    tab.name.setText("lines")
+    tab.add_paths([str(folder)])
+    tab.build()
+    wait_idle(qtbot, tab)
+    assert "Indexed 'lines': 3 documents" in tab.summary.text()
+    assert "Partly indexed" in tab.summary.text() and "Line 3 of part.jsonl is not" in tab.summary.text()
+    tab.remote_name.setText("pile")
+    tab.url.setText(url.replace("http://", "http://scholar:hunter2-secret@"))
+    tab.add_remote()
+    wait_idle(qtbot, tab)
+    assert len(messages["errors"]) == 1 and "holds a user name, password or key" in messages["errors"][0]
+    assert "hunter2" not in messages["errors"][0] and "hunter2" not in tab.summary.text()
+    assert tab.table.column_texts("Corpus") == ["lines"]

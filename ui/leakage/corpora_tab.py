@@ -21,6 +21,7 @@ from ui import dialogs
 from ui.leakage.analysis_tab import AnalysisTab, model_labels
 from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count
+from workbench.models.secrets import shown_address
 from workbench.probes.leakage import corpora
 
 CORPUS_FILES = "Corpus files (*.txt *.text *.md *.jsonl *.jsonl.gz);;All files (*)"
@@ -122,15 +123,17 @@ class CorporaTab(AnalysisTab):
         project = self.project
 
         def work(state):
-            return corpora.build_corpus(project, name, paths, tokenizer=tokenizer, state=state)
+            corpus = corpora.build_corpus(project, name, paths, tokenizer=tokenizer, state=state)
+            return corpus, corpora.build_notes(project, corpus)
 
-        self.start(work, f"Indexing {name or 'the corpus'}", self._built)
+        self.start(work, f"Indexing {name[:40] or 'the corpus'}", self._built)
 
-    def _built(self, corpus) -> None:
+    def _built(self, result) -> None:
+        corpus, corpus_notes = result
         self.paths.clear()
         self.name.clear()
-        skipped = [f for f in corpus.files if f.get("skipped")]
-        note = f" {len(skipped)} file(s) were skipped: " + "; ".join(f["skipped"] for f in skipped[:3]) if skipped else ""
+        notes, more = corpus_notes[:3], len(corpus_notes) - 3
+        note = (" " + " ".join(notes) + (f" (and {more} more)" if more > 0 else "")) if notes else ""
         self.summary.show_text(f"Indexed '{corpus.name}': {corpus.documents:,} documents, {corpus.tokens:,} tokens."
                                + note)
 
@@ -141,7 +144,7 @@ class CorporaTab(AnalysisTab):
         def work(state):
             return corpora.add_remote(project, name, url, index)
 
-        self.start(work, f"Asking {url}", self._added)
+        self.start(work, f"Asking {shown_address(url)[:80]}", self._added)
 
     def _added(self, corpus) -> None:
         self.remote_name.clear()

@@ -189,17 +189,16 @@ def _register_decop(subparsers) -> None:
 # ---------------------------------------------------------------------------------------------- handlers
 
 def cmd_corpus_index(args) -> int:
-    from workbench.probes.leakage.corpora import build_corpus
+    from workbench.probes.leakage.corpora import build_corpus, build_notes
     from workbench.probes.leakage.index_build import humanize_bytes
 
     with opened(args.project) as project:
         corpus = build_corpus(project, args.name, args.paths, tokenizer=args.tokenizer,
                               state=progress_state(f"Indexing {args.name}"))
-        skipped = [f for f in corpus.files if f.get("skipped")]
         print(f"Indexed {corpus.documents:,} documents ({corpus.tokens:,} tokens, {corpus.words:,} words) into "
               f"{corpus.folder(project)} ({humanize_bytes(corpus.size_bytes or 0)}).")
-        for f in skipped:
-            print(f"Skipped {f['path']}: {f['skipped']}", file=sys.stderr)
+        for line in build_notes(project, corpus):
+            print(line, file=sys.stderr)
     return 0
 
 
@@ -209,7 +208,7 @@ def cmd_corpus_remote(args) -> int:
     with opened(args.project) as project:
         corpus = add_remote(project, args.name, args.url, args.index, check=not args.no_check)
         size = f" ({corpus.tokens:,} tokens)" if corpus.tokens else ""
-        print(f"Added '{corpus.name}': {corpus.remote_index} at {corpus.url}{size}.")
+        print(f"Added '{corpus.name}': {corpus.remote_index} at {corpus.address}{size}.")
     return 0
 
 

@@ -10,20 +10,21 @@
 Ids are the tokenizer's; they become the engine's 16-bit units here (``tokenizing.to_units``). With two
 units per token a match is counted in whole tokens (a token whose first unit matches but whose second
 does not is not part of the match).
+
+An index is checked against its ``index.json`` every time it is opened, and a damaged one is refused before
+the engine sees it; the engine is given exactly the index's files (``index_files``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import shutil
-import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from workbench.errors import UserError
-from workbench.probes.leakage.index_build import DATA_FILE, INSTALL_HINT, META_FILE, TABLE_FILE, IndexInfo
+from workbench.probes.leakage.index_build import INSTALL_HINT, IndexInfo
+from workbench.probes.leakage.index_files import engine_files, engine_view, verified_info
 from workbench.probes.leakage.tokenizing import UNIT_MAX, Encoded, IndexTokenizer, open_tokenizer, to_units
 
 if TYPE_CHECKING:
@@ -47,18 +48,18 @@ class LocalIndex:
         self.width = info.width
         # No read-ahead threads: an index of the size a laptop builds sits in the page cache, where starting
         # those threads costs more than they save (queries three to four times faster without them).
-        with engine_path(self.folder) as path:
-            self.engine = InfiniGramEngine(index_dir=path, eos_token_id=UNIT_MAX, vocab_size=UNIT_MAX + 1,
+        # The engine maps the files while it is made; the folder of links it is given goes away after that.
+        with engine_view(self.folder, [name for shard in engine_files(info) for name in shard]) as view:
+            self.engine = InfiniGramEngine(index_dir=view, eos_token_id=UNIT_MAX, vocab_size=UNIT_MAX + 1,
                                            version=4, token_dtype="u16", ds_prefetch_depth=0, sa_prefetch_depth=0,
                                            od_prefetch_depth=0)
 
     @classmethod
     def open(cls, project: "Project", folder: Path) -> "LocalIndex":
+        """The index in ``folder``, checked against its ``index.json`` first (``DamagedIndex`` if it is not
+        what that says: nothing is then asked of it)."""
         folder = Path(folder)
-        if not (folder / META_FILE).exists() or not (folder / TABLE_FILE).exists() or not (folder / DATA_FILE).exists():
-            raise UserError(f"The index folder {folder} is missing or incomplete. Build the corpus index again "
-                            "(palimpsest corpus index), or move the folder back beside the project.")
-        info = IndexInfo.read(folder)
+        info = verified_info(folder)
         return cls(folder, open_tokenizer(project, info.tokenizer, folder), info)
 
     # ---- what every index answers ----------------------------------------------------------------
@@ -107,39 +108,6 @@ class LocalIndex:
 
     def close(self) -> None:
         self.engine = None
-
-
-@contextlib.contextmanager
-def engine_path(folder: Path) -> Iterator[str]:
-    """A path to the index folder that the engine reads correctly, valid while the engine opens it.
-
-    The engine sorts the files of the folder by looking for the words of ``ENGINE_MARKERS`` anywhere in each
-    file's full path: a project kept in a folder whose path holds one ("Timetables", "offsets") would have
-    every file taken for a suffix table, crashing the program or reading the wrong document offsets. Such a
-    folder is opened through a link from a fresh temporary folder; the engine maps the files while it opens
-    them, so the link is removed right after."""
-    path = str(Path(folder).absolute())
-    if not _marked(path):
-        yield path
-        return
-    scratch = Path(tempfile.mkdtemp(prefix="palimpsest-"))
-    try:
-        link = scratch / "index"
-        try:
-            link.symlink_to(Path(folder).absolute(), target_is_directory=True)
-        except OSError:
-            link = None
-        if link is None or _marked(str(scratch)):
-            raise UserError(f"The n-gram engine cannot read an index in {folder}: a folder on its way is named with "
-                            f"one of the words {', '.join(ENGINE_MARKERS)}, which the engine mistakes for its own files. "
-                            "Move the project and its .indexes folder to a folder without them (or rename it).")
-        yield str(link)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _marked(path: str) -> bool:
-    return any(marker in path for marker in ENGINE_MARKERS)
 
 
 def suffix_from_forward(forward: np.ndarray) -> np.ndarray:

@@ -24,7 +24,17 @@ def _corpus(project: "Project", run: dict, key: str = "corpus") -> dict[str, Any
     facts = {"name": found.name, "kind": found.kind, "tokenizer": found.tokenizer, "documents": found.documents,
              "tokens": found.tokens, "words": found.words, "engine": found.engine}
     if found.kind == "remote":
-        facts.update(url=found.url, index=found.remote_index)
+        facts.update(url=found.address, index=found.remote_index)
+    else:
+        from workbench.errors import UserError
+        from workbench.probes.leakage.index_build import IndexInfo
+
+        try:  # documents larger than one part of the index are cut there (index_build): say where a match cannot run
+            cuts = IndexInfo.read(found.folder(project)).cuts
+        except UserError:
+            cuts = 0
+        if cuts:
+            facts["cuts"] = cuts
     return facts
 
 
@@ -74,7 +84,10 @@ def _corpus_line(title: str, corpus: dict[str, Any]) -> str:
                 + (f" ({corpus['tokens']:,} tokens)" if corpus.get("tokens") else "") + ", in that index's own tokenizer.")
     return (f"- **{title}:** '{corpus['name']}', {corpus['documents']:,} documents, {corpus['tokens']:,} tokens "
             f"({corpus['words']:,} white-space words), tokenizer `{corpus['tokenizer']}`, indexed with "
-            f"{corpus['engine']}.")
+            f"{corpus['engine']}"
+            + (f"; documents longer than one part of the index (tens of millions of tokens) were cut into parts, and a "
+               f"match cannot run across the {corpus['cuts']:,} places where they were cut" if corpus.get("cuts") else "")
+            + ".")
 
 
 def leakage_lines(run: dict, _seen: dict[str, int]) -> list[str]:

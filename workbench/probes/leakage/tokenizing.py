@@ -129,6 +129,51 @@ class ModelTokenizer:
         return len(self.tokenizer)
 
 
+#: characters of context kept on each side of the place where two pieces of a long text are joined
+SEAM_CHARS = 2_000
+
+
+def ids_in_pieces(tokenizer: IndexTokenizer, text: str, size: int, seam: int = SEAM_CHARS) -> np.ndarray:
+    """The token ids of ``text``, tokenized about ``size`` characters at a time (so memory does not grow with
+    the length of one document).
+
+    Consecutive pieces overlap by three ``seam`` widths. They are joined at the last place in the middle of
+    the overlap where a token starts in both pieces' tokenizations, each piece having at least ``seam``
+    characters on either side of it; the tokens before that place come from the first piece, the rest from
+    the second. The ids are those of the whole text wherever the tokenizer's choice of a token depends on
+    less than ``seam`` characters around it, as with the word-by-word BPE and SentencePiece tokenizers of
+    language models. (Cutting at white space alone would not do: a SentencePiece tokenizer marks the start of
+    a text, and byte-level BPE attaches a space to the word after it.)"""
+    size = max(int(size), 4 * seam)
+    if len(text) <= size:
+        return np.asarray(tokenizer.encode(text).ids, dtype=np.int64)
+    out: list[np.ndarray] = []
+    begin = 0  # where the current piece starts in the text
+    current = tokenizer.encode(text[:size])
+    first = 0  # the current piece's first token not yet given
+    while True:
+        end = begin + size
+        if end >= len(text):
+            out.append(np.asarray(current.ids[first:], dtype=np.int64))
+            break
+        after = end - 3 * seam  # the next piece starts here
+        following = tokenizer.encode(text[after : after + size])
+        mine = np.asarray(current.starts, dtype=np.int64) + begin
+        theirs = np.asarray(following.starts, dtype=np.int64) + after
+        low, high = after + seam, end - seam
+        shared = np.intersect1d(mine[(mine >= low) & (mine <= high)], theirs[(theirs >= low) & (theirs <= high)])
+        if shared.size:
+            join = int(shared[-1])
+        else:  # no shared boundary (no token starts there, or the two disagree throughout): the first piece's last
+            candidates = mine[(mine > (mine[first] if first < mine.size else begin)) & (mine <= high)]
+            join = int(candidates[-1]) if candidates.size else high
+        cut = int(np.searchsorted(mine, join, side="left"))
+        out.append(np.asarray(current.ids[first:cut], dtype=np.int64))
+        first = int(np.searchsorted(theirs, join, side="left"))
+        current, begin = following, after
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
 def model_tokenizer(project: "Project", label: str) -> ModelTokenizer:
     """The tokenizer of the project's model ``label`` (a local transformers model)."""
     from workbench.models.hf_locate import locate_model
