@@ -66,6 +66,30 @@ def test_the_methods_text_describes_the_runs_parsers_groups_and_statistics(timed
         assert words in text, words
 
 
+def test_the_methods_text_states_the_tie_rule_the_grouping_model_and_the_spread(timed):
+    """Every choice that moves the error analysis' o and the groups' statistics is in the methods text."""
+    project, _, _ = timed
+    text = methods_text(project)
+    for words in ("one grouping model, the same for every model compared and named with each result",
+                  "every book tied at the cut goes in, so a group may hold more than its share",
+                  "names tied on PMI at the set size follow the same rule",
+                  "as many as both sides allow, 500, 100 names per set",
+                  "Spread over tie draws (100 seeded draws unless stated, 5th-95th percentile, inverted CDF)",
+                  "log_odds_p5, log_odds_p95", "The order of tied books (their titles, say) never decides"):
+        assert words in text, words
+    assert "then by title" not in text
+
+
+def test_the_error_table_export_names_grouping_set_size_and_tie_rule(published, tmp_path):
+    frame = pd.read_csv(export_table(published, "cloze-errors", tmp_path / "errors.csv", model="gpt4,chatgpt",
+                                     set_size="all,8", ties="draw", draws="12", permutations="200"))
+    for column in ("grouped_by", "set_size", "tie_rule", "log_odds", "log_odds_p5", "log_odds_p95", "p_value"):
+        assert column in frame.columns, column
+    assert list(frame["model"]) == ["gpt4", "gpt4", "chatgpt", "chatgpt"] and set(frame["grouped_by"]) == {"gpt4"}
+    assert list(frame["set_size"].astype(str)) == ["all", "8"] * 2 and set(frame["draws"]) == {12}
+    assert (frame["log_odds_p5"] <= frame["log_odds"]).all() and (frame["log_odds"] <= frame["log_odds_p95"]).all()
+
+
 @pytest.mark.parametrize("name", ["validity-year-groups", "validity-narrative-time"])
 def test_a_chart_without_answers_says_what_to_do(project, name):
     from workbench.errors import UserError

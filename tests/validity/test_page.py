@@ -89,9 +89,21 @@ def test_narrative_time_and_the_error_analysis_from_the_page(qtbot, page, studie
     page.permutations.setValue(500)
     page.analyse()
     wait_idle(qtbot, page)
-    assert page.table.column_texts("Names per set") == ["10"]  # every book's own names
+    assert page.table.column_texts("Names per set") == ["all"]
+    assert page.table.column_texts("Names in S") == ["10"]  # every book's own names
+    assert page.table.column_texts("Grouped by") == ["alpha"]
     assert page.rows_label.text().startswith("The names of S")
     assert "no error on the held-out books names anyone" in page.table.column_texts("Note")[0]
+    spread = [c.title for c in page.table.columns].index("o over tie draws (5–95%)")
+    assert page.table.isColumnHidden(spread)  # nothing was drawn, so there is no spread to show
+
+    choose(page.ties, "draw")  # the same analysis with the ties drawn: the spread comes with it
+    assert page.plot.kind == "message"
+    choose(page.by, "beta")  # nine books tie at beta's bottom cut
+    page.analyse()
+    wait_idle(qtbot, page)
+    assert "were drawn at random" in page.table.column_texts("Note")[0]
+    assert page.report["choices"]["ties"] == "draw" and page.table.column_texts("Grouped by") == ["beta"]
 
 
 @pytest.fixture

@@ -502,8 +502,8 @@ DECILE_COLUMNS = ["set", "book_id", "book", "accuracy", "n", "tied_at_cut"]
 
 
 def ranked_books(project: "Project", model: str, *, exclude_flagged: bool = True) -> pd.DataFrame:
-    """``model``'s books with answers, best first (``ranked``), one run kind (the prompted one when it has
-    both): the ranking every top and bottom group is cut from."""
+    """``model``'s books with answers, best first (tied books by id), one run kind (the prompted one when it
+    has both): the ranking every top and bottom group is cut from."""
     books = book_accuracy(project, model, exclude_flagged=exclude_flagged)
     books = books[books["n"] > 0]
     if books.empty:
@@ -513,7 +513,8 @@ def ranked_books(project: "Project", model: str, *, exclude_flagged: bool = True
         books = books[books["kind"] == ("cloze" if "cloze" in kinds else kinds[0])]
     if len(books) < 2:
         raise UserError(f"'{model}' has results for only one book: top and bottom sets need at least two books.")
-    return ranked(books).reset_index(drop=True)
+    # best first; within a tie by id, so that a draw of tied books never depends on their titles
+    return books.sort_values(["accuracy", "book_id"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
 def decile_sets(

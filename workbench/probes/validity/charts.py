@@ -1,8 +1,9 @@
 """Downstream-validity charts and tables, registered in the export registry.
 
 Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png --option key=value``); every one takes
-``model`` (whose answers), ``by`` (whose name-cloze accuracy groups the books; default: ``model``) and
-``groups`` (decile or quintile):
+``model`` (whose answers), ``by`` (whose name-cloze accuracy groups the books; default: ``model``),
+``groups`` (decile or quintile), ``ties`` (``all``: every book tied at a cut goes in; ``draw``: tied books drawn
+at random over ``draws`` seeded draws, the median draw shown with the spread over the draws) and ``seed``:
 
 - ``validity-year-groups``  mean absolute error of the year by group (top, bottom, all) with 95% bootstrap
                             intervals, the missing share and the permutation p of top - bottom;
@@ -26,7 +27,7 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
 from workbench.probes.validity import NARRATIVE_TIME, YEAR
-from workbench.probes.validity.groups import ALL, BOTTOM, MIDDLE, TOP
+from workbench.probes.validity.groups import ALL, ALL_TIED, BOTTOM, DEFAULT_DRAWS, MIDDLE, TOP
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -54,6 +55,10 @@ def _choices(project: "Project", task: str, model: str | None, by: str | None) -
     return model, by or model
 
 
+def _ties(ties: Any, draws: Any) -> dict[str, Any]:
+    return {"ties": str(ties or ALL_TIED), "draws": int(draws or DEFAULT_DRAWS)}
+
+
 def _years(value: Any) -> tuple[int, int]:
     from workbench.probes.validity.parsers import YEAR_RANGE
 
@@ -67,12 +72,13 @@ def _years(value: Any) -> tuple[int, int]:
 
 # ---------------------------------------------------------------------------- year: MAE by group
 def year_groups_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                      seed: Any = 0, years: Any = None, **_: Any) -> pd.DataFrame:
+                      seed: Any = 0, years: Any = None, ties: Any = None, draws: Any = None, **_: Any) -> pd.DataFrame:
     """The year table's top, bottom and all rows, with the difference's p-value on each row."""
     from workbench.probes.validity.year import year_table
 
     model, by = _choices(project, YEAR, model, by)
-    return groups_plot(year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years)))
+    return groups_plot(year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years),
+                                  **_ties(ties, draws)))
 
 
 def groups_plot(table: pd.DataFrame) -> pd.DataFrame:
@@ -81,8 +87,10 @@ def groups_plot(table: pd.DataFrame) -> pd.DataFrame:
     frame = table[table["group"].isin([TOP, BOTTOM, ALL])].copy()
     frame["difference_mae"] = difference["mae"]
     frame["difference_p_value"] = difference["p_value"]
-    columns = ["model", "by", "groups", "group", "books", "predicted", "missing", "missing_share", "mae", "mae_ci_low",
-               "mae_ci_high", "spearman_rho", "spearman_p", "difference_mae", "difference_p_value", "note"]
+    frame["difference_mae_p5"], frame["difference_mae_p95"] = difference["mae_p5"], difference["mae_p95"]
+    columns = ["model", "by", "groups", "tie_rule", "draws", "group", "books", "predicted", "missing", "missing_share",
+               "mae", "mae_ci_low", "mae_ci_high", "mae_p5", "mae_p95", "spearman_rho", "spearman_p", "difference_mae",
+               "difference_mae_p5", "difference_mae_p95", "difference_p_value", "note"]
     return frame[columns].reset_index(drop=True)
 
 
@@ -108,6 +116,9 @@ def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     p = first["difference_p_value"]
     test = (f"top \u2212 bottom = {first['difference_mae']:.1f} years, permutation p = {p:.3g}"
             if isinstance(p, float) and not math.isnan(p) else "top \u2212 bottom: not enough books to test")
+    if first.get("tie_rule") == "draw" and first.get("draws"):
+        test += (f"\nmedian of {int(first['draws'])} draws of the tied books; over the draws "
+                 f"{first['difference_mae_p5']:.1f} to {first['difference_mae_p95']:.1f} (5th-95th percentile)")
     ax.set_title(f"Year of first publication: {first['model']}, books grouped by {first['by']} ({first['groups']}s)\n"
                  f"{test}", fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
@@ -115,12 +126,14 @@ def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
 
 # ---------------------------------------------------------------------------- year: error against accuracy
 def year_error_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                     years: Any = None, **_: Any) -> pd.DataFrame:
+                     years: Any = None, seed: Any = 0, ties: Any = None, draws: Any = None, **_: Any) -> pd.DataFrame:
     """Books with a prediction and an accuracy: accuracy, absolute error, group; rho and p on every row."""
-    from workbench.probes.validity.year import year_books
+    from workbench.probes.validity.year import year_results
 
     model, by = _choices(project, YEAR, model, by)
-    return error_plot(year_books(project, model, by, groups=groups, year_range=_years(years)), model, by, groups)
+    books, _table = year_results(project, model, by, groups=groups, year_range=_years(years), seed=int(seed),
+                                 **_ties(ties, draws))
+    return error_plot(books, model, by, groups)
 
 
 def error_plot(books: pd.DataFrame, model: str, by: str, groups: str) -> pd.DataFrame:
@@ -158,9 +171,10 @@ def draw_year_error(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
 
 # ---------------------------------------------------------------------------- narrative time
 def narrative_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                    reference: str | None = None, seed: Any = 0, **_: Any) -> pd.DataFrame:
+                    reference: str | None = None, seed: Any = 0, ties: Any = None, draws: Any = None,
+                    **_: Any) -> pd.DataFrame:
     """Passages with a reference and a prediction, their group, and each group's rho (and interval)."""
-    from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+    from workbench.probes.validity.narrative_time import narrative_results
     from workbench.probes.validity.references import reference_choices
 
     model, by = _choices(project, NARRATIVE_TIME, model, by)
@@ -169,8 +183,8 @@ def narrative_frame(project: "Project", model: str | None = None, by: str | None
         if not choices:
             raise UserError("There is no reference narrative time yet: import passages with minutes, or annotate them.")
         reference = choices[0]
-    items = narrative_items(project, model, by, reference, groups=groups)
-    table = narrative_table(project, model, by, reference, groups=groups, seed=int(seed), items=items)
+    items, table = narrative_results(project, model, by, reference, groups=groups, seed=int(seed),
+                                     **_ties(ties, draws))
     return narrative_plot(items, table)
 
 
@@ -239,19 +253,20 @@ def answers_table(project: "Project", task: str = YEAR, model: str | None = None
 
 
 def year_table_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                     seed: Any = 0, **_: Any) -> pd.DataFrame:
+                     seed: Any = 0, ties: Any = None, draws: Any = None, **_: Any) -> pd.DataFrame:
     from workbench.probes.validity.year import year_table
 
     model, by = _choices(project, YEAR, model, by)
-    return year_table(project, model, by, groups=groups, seed=int(seed))
+    return year_table(project, model, by, groups=groups, seed=int(seed), **_ties(ties, draws))
 
 
 def narrative_table_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                          reference: str = "imported", seed: Any = 0, **_: Any) -> pd.DataFrame:
+                          reference: str = "imported", seed: Any = 0, ties: Any = None, draws: Any = None,
+                          **_: Any) -> pd.DataFrame:
     from workbench.probes.validity.narrative_time import narrative_table
 
     model, by = _choices(project, NARRATIVE_TIME, model, by)
-    return narrative_table(project, model, by, reference, groups=groups, seed=int(seed))
+    return narrative_table(project, model, by, reference, groups=groups, seed=int(seed), **_ties(ties, draws))
 
 
 register_chart(ChartSpec("validity-year-groups", "Validity: year error by group", year_groups_frame, draw_year_groups,
@@ -274,22 +289,23 @@ register_table(TableSpec("validity-narrative-time", "Validity: narrative time by
 
 # ---------------------------------------------------------------------------- everything a page shows at once
 def year_report(project: "Project", model: str, by: str, *, groups: str = "decile", seed: int = 0,
-                save_groups: bool = False) -> dict[str, Any]:
-    """The year analysis as a page shows it: the group table, the per-book rows and both charts' frames,
-    each computed once."""
-    from workbench.probes.validity.year import year_books, year_table
+                save_groups: bool = False, ties: str = ALL_TIED, draws: int = DEFAULT_DRAWS) -> dict[str, Any]:
+    """The year analysis as a page shows it: the group table, the per-book rows (grouped as the table is: under
+    ``draw``, the median draw) and both charts' frames, each computed once."""
+    from workbench.probes.validity.year import year_results
 
-    books = year_books(project, model, by, groups=groups, save_groups=save_groups)
-    table = year_table(project, model, by, groups=groups, seed=seed, books=books)
+    books, table = year_results(project, model, by, groups=groups, seed=seed, save_groups=save_groups, ties=ties,
+                                draws=draws)
     return {"table": table, "rows": books, "charts": {"validity-year-groups": groups_plot(table),
                                                       "validity-year-error": error_plot(books, model, by, groups)}}
 
 
 def narrative_report(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",
-                     seed: int = 0, save_groups: bool = False) -> dict[str, Any]:
+                     seed: int = 0, save_groups: bool = False, ties: str = ALL_TIED,
+                     draws: int = DEFAULT_DRAWS) -> dict[str, Any]:
     """The narrative-time analysis as a page shows it (see ``year_report``)."""
-    from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+    from workbench.probes.validity.narrative_time import narrative_results
 
-    items = narrative_items(project, model, by, reference, groups=groups, save_groups=save_groups)
-    table = narrative_table(project, model, by, reference, groups=groups, seed=seed, items=items)
+    items, table = narrative_results(project, model, by, reference, groups=groups, seed=seed,
+                                     save_groups=save_groups, ties=ties, draws=draws)
     return {"table": table, "rows": items, "charts": {"validity-narrative-time": narrative_plot(items, table)}}

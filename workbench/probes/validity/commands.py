@@ -77,13 +77,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _analysis_arguments(p: argparse.ArgumentParser) -> None:
+    from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, TIE_RULES
+
     add_project_argument(p)
     p.add_argument("--model", required=True, metavar="LABEL", help="the model whose answers are analysed")
     p.add_argument("--by", required=True, metavar="LABEL", help="the model whose name-cloze accuracy groups the books")
     p.add_argument("--groups", choices=GROUP_CHOICES, default="decile", help="top/bottom decile or quintile")
     p.add_argument("--per-book", action="store_true", help="one row per book (per passage for narrative time)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and permutations)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and permutations, and tie draws)")
     p.add_argument("--resamples", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    p.add_argument("--ties", choices=list(TIE_RULES), default=ALL_TIED,
+                   help="books tied at a cut: 'all' go in (a group may be larger than its share), or 'draw' at random "
+                        "over --draws seeded draws (the median draw is shown, with the spread over the draws)")
+    p.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
+                   help=f"draws of the ties with --ties draw (default {DEFAULT_DRAWS})")
     add_format_argument(p)
 
 
@@ -184,29 +191,28 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_year(args: argparse.Namespace) -> int:
-    from workbench.probes.validity.year import year_books, year_table
+    from workbench.probes.validity.year import year_results
 
     years = _year_range(args.years)
     with opened(args.project) as project:
+        books, frame = year_results(project, args.model, args.by, groups=args.groups, year_range=years,
+                                    seed=args.seed, resamples=args.resamples, permutations=args.permutations,
+                                    save_groups=True, ties=args.ties, draws=args.draws)
         if args.per_book:
-            frame = year_books(project, args.model, args.by, groups=args.groups, year_range=years, save_groups=True)
-            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut"]]
-        else:
-            frame = year_table(project, args.model, args.by, groups=args.groups, year_range=years, seed=args.seed,
-                               resamples=args.resamples, permutations=args.permutations, save_groups=True)
+            frame = books[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut"]]
     print_frame(frame, args.format)
     return 0
 
 
 def cmd_narrative_time(args: argparse.Namespace) -> int:
-    from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+    from workbench.probes.validity.narrative_time import narrative_results
 
     with opened(args.project) as project:
+        items, frame = narrative_results(project, args.model, args.by, args.reference, groups=args.groups,
+                                         seed=args.seed, resamples=args.resamples, save_groups=True, ties=args.ties,
+                                         draws=args.draws)
         if args.per_book:
-            frame = narrative_items(project, args.model, args.by, args.reference, groups=args.groups, save_groups=True)
-        else:
-            frame = narrative_table(project, args.model, args.by, args.reference, groups=args.groups, seed=args.seed,
-                                    resamples=args.resamples, save_groups=True)
+            frame = items
     print_frame(frame, args.format)
     return 0
 

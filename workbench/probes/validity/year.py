@@ -18,9 +18,12 @@ Per group (``year_table``), for ``top``, ``bottom`` and ``all`` books:
 - the ``difference`` row: top minus bottom, for the missing share (Fisher's exact test) and the MAE (a
   bootstrap interval drawing each group on its own, and a seeded permutation test, two-sided).
 
-Groups with fewer than ``SMALL_GROUP`` books with a prediction are flagged in ``note``, and so are the top
-and bottom group when some of their books tie at the cut with books left out (``tied_at_cut`` per book):
-the ranking's tie-breaks, not the accuracy, put those books in, as the error analysis says too.
+Groups with fewer than ``SMALL_GROUP`` books with a prediction are flagged in ``note``. Books tied at a cut
+are treated by the tie rule ``ties`` (``groups``), as in the error analysis: all of them in (the default; the
+top and bottom row's note says how many and how large the group became), or drawn at random over ``draws``
+seeded draws, when the table is the median draw's (by the top - bottom MAE difference) and ``mae_p5`` /
+``mae_p95`` give the 5th and 95th percentile of each row's MAE over the draws (under ``all`` they equal
+``mae``). ``tied_at_cut`` per book marks the books from such a tie.
 """
 
 from __future__ import annotations
@@ -39,12 +42,17 @@ from workbench.probes.validity import YEAR
 from workbench.probes.validity.answers import task_answers
 from workbench.probes.validity.groups import (
     ALL,
+    ALL_TIED,
     BOTTOM,
+    DEFAULT_DRAWS,
     DIFFERENCE,
     MIDDLE,
     SMALL_GROUP,
     TOP,
+    group_cuts,
     memorization_groups,
+    over_draws,
+    spread_note,
     tie_notes,
     with_groups,
 )
@@ -57,18 +65,19 @@ BOOK_COLUMNS = ["book_id", "book", "group", "accuracy", "year", "answer", "predi
                 "missing", "reason", "tied_at_cut"]
 TABLE_COLUMNS = ["group", "books", "missing", "missing_share", "mae", "mae_ci_low", "mae_ci_high", "p_value",
                  "spearman_rho", "spearman_p", "missing_ci_low", "missing_ci_high", "missing_p_value", "predicted",
-                 "model", "by", "groups", "note"]
+                 "model", "by", "groups", "note", "tie_rule", "draws", "mae_p5", "mae_p95"]
 
 
 def year_books(project: "Project", model: str, by: str, *, groups: str = "decile",
-               year_range: tuple[int, int] = YEAR_RANGE, save_groups: bool = False) -> pd.DataFrame:
+               year_range: tuple[int, int] = YEAR_RANGE, save_groups: bool = False, ties: str = ALL_TIED,
+               seed: int = 0) -> pd.DataFrame:
     """One row per book with an answer (see the module docstring); ``group`` is '' for books the grouping
     model has no accuracy for."""
     answers = task_answers(project, YEAR, model, year_range=year_range)
     answers = answers[answers["status"] == "ok"]
     if answers.empty:
         raise UserError(f"'{model}' has no answers to the year task yet: run it, or import its answers.")
-    grouping = memorization_groups(project, by, groups, save=save_groups)
+    grouping = memorization_groups(project, by, groups, save=save_groups, ties=ties, seed=seed)
     rows = []
     for book_id, part in answers.groupby("book_id", sort=False):
         truth = part["truth_year"].to_numpy(dtype=float)
@@ -87,6 +96,10 @@ def year_books(project: "Project", model: str, by: str, *, groups: str = "decile
     frame = with_groups(pd.DataFrame(rows, columns=[c for c in BOOK_COLUMNS
                                                     if c not in ("group", "accuracy", "tied_at_cut")]), grouping)
     frame["year"] = frame["year"].astype("Int64")
+    return _ordered(frame)
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     order = {TOP: 0, MIDDLE: 1, "": 2, BOTTOM: 3}
     frame = frame.assign(_order=frame["group"].map(order)).sort_values(
         ["_order", "accuracy", "book"], ascending=[True, False, True], kind="stable")
@@ -109,22 +122,47 @@ def _group_row(name: str, books: pd.DataFrame, seed: int, resamples: int) -> dic
             "mae_ci_low": mae_low, "mae_ci_high": mae_high, "note": note}
 
 
+def _mae_by_group(books: pd.DataFrame) -> dict[str, float]:
+    """The MAE of the top and bottom books with a prediction and their difference (what a tie draw moves)."""
+    values = {}
+    for group in (TOP, BOTTOM):
+        errors = books.loc[books["group"] == group, "abs_error"].dropna().to_numpy(dtype=float)
+        values[group] = float(errors.mean()) if len(errors) else math.nan
+    values[DIFFERENCE] = values[TOP] - values[BOTTOM]
+    return values
+
+
 def year_table(project: "Project", model: str, by: str, *, groups: str = "decile",
                year_range: tuple[int, int] = YEAR_RANGE, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES,
                permutations: int = PERMUTATION_RESAMPLES, save_groups: bool = False,
-               books: pd.DataFrame | None = None) -> pd.DataFrame:
+               books: pd.DataFrame | None = None, ties: str = ALL_TIED, draws: int = DEFAULT_DRAWS) -> pd.DataFrame:
     """The year analysis per group (top, bottom, all, difference; see the module docstring). ``books``: the
     per-book table when the caller has it already (``year_books`` with the same choices)."""
+    return year_results(project, model, by, groups=groups, year_range=year_range, seed=seed, resamples=resamples,
+                        permutations=permutations, save_groups=save_groups, books=books, ties=ties, draws=draws)[1]
+
+
+def year_results(project: "Project", model: str, by: str, *, groups: str = "decile",
+                 year_range: tuple[int, int] = YEAR_RANGE, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES,
+                 permutations: int = PERMUTATION_RESAMPLES, save_groups: bool = False,
+                 books: pd.DataFrame | None = None, ties: str = ALL_TIED,
+                 draws: int = DEFAULT_DRAWS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The per-book table grouped as the table reports it (under ``draw``: the median draw) and the table."""
     from scipy.stats import fisher_exact
 
+    cuts = group_cuts(project, by, groups, ties, seed=seed, draws=draws)
     if books is None:
-        books = year_books(project, model, by, groups=groups, year_range=year_range, save_groups=save_groups)
+        books = year_books(project, model, by, groups=groups, year_range=year_range, save_groups=save_groups,
+                           ties=ties, seed=seed)
+    books, spread = over_draws(books, cuts, _mae_by_group)
+    books = _ordered(books)
+    every_book = books
     no_year = int(books["year"].isna().sum())
     books = books[books["year"].notna()]
     top, bottom = books[books["group"] == TOP], books[books["group"] == BOTTOM]
     rows = [_group_row(TOP, top, seed, resamples), _group_row(BOTTOM, bottom, seed, resamples),
             _group_row(ALL, books, seed, resamples)]
-    for row, tied in zip(rows, tie_notes(books).values()):
+    for row, tied in zip(rows, tie_notes(cuts).values()):
         row["note"] = "; ".join(filter(None, [row["note"], tied]))
     correlated = books.dropna(subset=["abs_error", "accuracy"])
     result = spearman(correlated["accuracy"].astype(float), correlated["abs_error"].astype(float), resamples=0)
@@ -152,5 +190,11 @@ def year_table(project: "Project", model: str, by: str, *, groups: str = "decile
     for column in ("books", "missing", "predicted"):
         frame[column] = frame[column].astype("Int64")
     frame["model"], frame["by"], frame["groups"] = model, by, groups
+    frame["tie_rule"], frame["draws"] = ties, spread.draws if spread else 0
+    frame["mae_p5"], frame["mae_p95"] = frame["mae"], frame["mae"]
+    if spread is not None:
+        for group in (TOP, BOTTOM, DIFFERENCE):
+            frame.loc[frame["group"] == group, ["mae_p5", "mae_p95"]] = spread.low[group], spread.high[group]
+        frame.loc[frame["group"] == DIFFERENCE, "note"] += "; " + spread_note(spread, "MAE")
     frame["note"] = frame["note"].fillna("")
-    return frame
+    return every_book, frame
