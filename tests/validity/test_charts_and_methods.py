@@ -36,6 +36,14 @@ def test_the_error_analysis_chart_draws_the_null_distribution(published, tmp_pat
                          permutations="300")
     null = pd.read_csv(paths[1])
     assert len(null) == 300 and null["observed"].nunique() == 1 and (null["p_value"] < 0.05).all()
+    assert null["log_odds"].nunique() > 10  # one o per deal, not the observed one written over them
+    reached = (null["log_odds"] >= null["observed"]).sum()
+    assert null["p_value"][0] == pytest.approx((1 + reached) / 301)
+    drawn = pd.read_csv(export_chart(published, "name-cloze-errors", tmp_path / "drawn.png", model="chatgpt",
+                                     grouped_by="gpt4", ties="draw", draws="15", permutations="200")[1])
+    assert set(drawn["grouped_by"]) == {"gpt4"} and set(drawn["tie_rule"]) == {"draw"} and drawn["draws"][0] == 15
+    assert drawn["log_odds_p5"][0] <= drawn["observed"][0] <= drawn["log_odds_p95"][0]
+    assert drawn["log_odds"].nunique() > 10
 
 
 def test_an_error_analysis_with_nothing_to_compare_is_said(studied, tmp_path):

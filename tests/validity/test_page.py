@@ -165,3 +165,22 @@ def test_a_paid_model_is_estimated_and_asked_about_first(qtbot, sampled_page, pr
 def test_without_a_project_the_page_says_what_to_do(shown_page):
     page = shown_page(ValidityPage)
     assert page.hint.isVisible() and not page.splitter.isEnabled()
+
+
+def test_the_error_analysis_shows_its_spread_over_tie_draws(qtbot, shown_page, published, messages):
+    page = shown_page(ValidityPage, published, size=(1280, 800))
+    choose(page.task, "errors")
+    choose(page.model, "chatgpt")
+    choose(page.by, "gpt4")
+    choose(page.ties, "draw")
+    page.permutations.setValue(500)
+    page.analyse()
+    wait_idle(qtbot, page)
+    assert page.table.column_texts("Grouped by") == ["gpt4"]
+    spread = page.table.column_texts("o over tie draws (5–95%)")[0]
+    low, high = (float(v) for v in spread.split(" – "))
+    assert low <= float(page.table.column_texts("Log-odds o")[0]) <= high
+    assert page.plot.kind == "name-cloze-errors"
+    assert "Over 100 draws of the tied books and names, o ran from" in page.plot.caption.text()
+    title = page.plot.item.titleLabel.text
+    assert "grouped by gpt4" in title and "ties drawn at random" in title

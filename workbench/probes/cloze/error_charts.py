@@ -103,7 +103,7 @@ def null_plot(result: ErrorAnalysis, *_: Any) -> pd.DataFrame:
     frame = pd.DataFrame({"deal": np.arange(1, len(result.null) + 1), "log_odds": result.null})
     summary = summary_frame(result).iloc[0]
     for column in NULL_COLUMNS:
-        if column in summary.index:
+        if column in summary.index and column not in frame.columns:  # the summary's log_odds is the observed o
             frame[column] = summary[column]
     frame["observed"] = result.log_odds
     return frame[NULL_COLUMNS]

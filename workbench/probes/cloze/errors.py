@@ -22,14 +22,17 @@ most names tie: which of them make a set is not decided by their order.
   differ in size. The statistic then compares errors per name:
   o = log((in S / |S|) / (in U / |U|)), which is the paper's log(in S / in U) when the sets are equal.
   Nothing is drawn, so the result has no spread over draws (p5 = p95 = o).
-- ``draw``: ``draws`` seeded draws; in each, the tied books at the cuts and the tied names at the set size are
-  drawn at random (groups of exactly their share, sets of exactly ``set_size``). The row reported is the
-  median draw (by o; its counts, p and names), with the 5th and 95th percentiles of o over the draws
-  (``log_odds_p5``, ``log_odds_p95``, inverted-CDF percentiles) and of the draws' p-values.
+- ``draw``: ``draws`` seeded draws (``book_sets.draw_rng``: draw d draws its books first, as every analysis
+  of the same grouping does, then its names); in each, the tied books at the cuts and the tied names at the
+  set size are drawn at random (groups of exactly their share, sets of exactly ``set_size``). The row
+  reported is the median draw (by o, the lower middle one; its counts, p and names), with the 5th and 95th
+  percentiles of o over the draws (``log_odds_p5``, ``log_odds_p95``, inverted-CDF percentiles) and the 95th
+  percentile of the draws' p-values (``p_value_p95``; each draw tested with ``DRAW_PERMUTATIONS`` deals, the
+  reported one with ``permutations``).
 
 **Set constructions.** The same analysis for several set sizes (``set_sizes``; ``None`` is 'as many as both
-sides allow') gives one row each, so that the spread over constructions can be read beside the spread over
-draws.
+sides allow', the smaller side's candidates, the larger side cut there) gives one row each, so that the spread
+over constructions can be read beside the spread over draws (``DEFAULT_SET_SIZES`` when none are named).
 
 **The statistic.** On the held-out books, the errors are the answered passages scored wrong (an empty
 answer or a refusal is an error, but names no one, so it counts in neither set).
@@ -38,7 +41,8 @@ answer or a refusal is an error, but names no one, so it counts in neither set).
 random (``permutations`` deals, see ``deal_counts``); o is computed for each deal. The p-value is one-sided, as
 the question is: (1 + deals with o at least the observed one) / (1 + deals). Only the names some error
 offered matter, and a deal only needs how many names of each error count land in S, which is a multivariate
-hypergeometric draw (numpy): 10,000 deals take a few milliseconds, so every tie draw gets its own test.
+hypergeometric draw (numpy), about ten times faster than dealing name by name, so that every tie draw can
+have its own test.
 ``plain_python`` is the same test written as an ordinary loop (the benchmark and the tests compare the two).
 """
 
@@ -139,7 +143,7 @@ class Answers:
         total = int(named.sum())
         by_name = np.bincount(name_codes, minlength=len(self.vocabulary))
         by_book = np.bincount(book_codes[named], minlength=len(self.book_ids))
-        # c(n, b) N / (c(n) c(b)) as whole numbers first, so that equal ratios give equal PMIs (ties are ties)
+        # c(n, b) N / (c(n) c(b)) as one division of exact whole numbers: equal ratios give equal PMIs (ties are ties)
         ratio = (self.pair_passages.astype(np.float64) * total) / (by_name[self.pair_name].astype(np.float64)
                                                                     * by_book[self.pair_book])
         self.pair_pmi = np.log(ratio)
@@ -154,11 +158,11 @@ class Answers:
         wrong = (results["status"] == "ok").to_numpy() & ~results["correct"].fillna(False).astype(bool).to_numpy()
         self.wrong_book = book_codes[wrong]
         predicted = normalised(results["parsed"]).to_numpy()[wrong]
-        found = np.searchsorted(self.vocabulary, predicted)
-        found = np.minimum(found, max(len(self.vocabulary) - 1, 0))
-        known = (len(self.vocabulary) > 0) & (self.vocabulary[found] == predicted) if len(self.vocabulary) else \
-            np.zeros(len(predicted), dtype=bool)
-        self.wrong_name = np.where(known, found, -1)
+        # each wrong answer as a gold name's code (-1: nobody's gold name, an empty answer or a refusal)
+        self.wrong_name = np.full(len(predicted), -1)
+        if len(self.vocabulary):
+            found = np.minimum(np.searchsorted(self.vocabulary, predicted), len(self.vocabulary) - 1)
+            self.wrong_name = np.where(self.vocabulary[found] == predicted, found, -1)
 
     def book_mask(self, ids: Iterable[int]) -> np.ndarray:
         return np.isin(self.book_ids, np.fromiter((int(i) for i in ids), dtype=np.int64))
@@ -442,15 +446,16 @@ def _check_sizes(set_sizes: Sequence[int | None]) -> None:
 
 
 def plain_python(errors: list[str], seen: list[str], unseen: list[str], permutations: int, seed: int) -> tuple[float, float]:
-    """The same statistic and test (sets of equal size) as an ordinary loop, one deal and one error at a time:
-    (o, p)."""
+    """The same statistic and test as an ordinary loop, one deal and one error at a time: (o, p). With sets of
+    different sizes o compares errors per name, as ``error_statistics`` does."""
+    size_term = math.log(len(seen) / len(unseen)) if seen and unseen else 0.0
 
     def log_odds(s: set[str], u: set[str]) -> float:
         a = sum(1 for e in errors if e in s)
         b = sum(1 for e in errors if e in u)
         if a == 0 or b == 0:
             return math.inf if b == 0 and a else (-math.inf if a == 0 and b else math.nan)
-        return math.log(a) - math.log(b)
+        return math.log(a) - math.log(b) - size_term
 
     observed = log_odds(set(seen), set(unseen))
     pooled, k = seen + unseen, len(seen)
