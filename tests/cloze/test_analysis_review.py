@@ -153,16 +153,22 @@ def test_books_without_a_year_are_left_out_and_counted(results):  # noqa: F811
 
 
 # ---------------------------------------------------------------------------------------------- deciles
-def test_decile_books_tied_at_the_cut_are_marked(results):  # noqa: F811
+def test_decile_books_tied_at_the_cut_all_go_in_or_are_drawn(results):  # noqa: F811
     project, ids = results
     frame = decile_sets(project, "beta")  # book 10 all right; books 1-9 all wrong (tied)
     top = frame[frame["set"] == "cloze top decile: beta"]
     bottom = frame[frame["set"] == "cloze bottom decile: beta"]
     assert list(top["book_id"]) == [ids["b10"]] and not top["tied_at_cut"].any()
-    assert len(bottom) == 1 and bottom["tied_at_cut"].all()  # eight other books have the same accuracy
+    assert len(bottom) == 9 and bottom["tied_at_cut"].all()  # a decile is one book, but nine share the cut
     description = project.db.execute(
         "SELECT description FROM book_sets WHERE name = 'cloze bottom decile: beta'").fetchone()[0]
-    assert "tie at the cut" in description
+    assert "9 books tie at the bottom cut" in description and "holds 9 books, not 1" in description
+    drawn = [decile_sets(project, "beta", ties="draw", seed=seed, save=seed == 0) for seed in range(12)]
+    picks = {int(d.loc[d["set"] == "cloze bottom decile: beta", "book_id"].iloc[0]) for d in drawn}
+    assert len(picks) > 3 and picks <= {ids[f"b{i:02d}"] for i in range(1, 10)}  # a random one, not the first title
+    description = project.db.execute(
+        "SELECT description FROM book_sets WHERE name = 'cloze bottom decile: beta'").fetchone()[0]
+    assert "1 of the 9 books tied at the bottom cut" in description and "one random draw, seed 0" in description
 
 
 def test_top_and_bottom_sets_never_share_a_book(project, tmp_path):
@@ -235,7 +241,19 @@ def test_tables_charts_and_decile_sets_rank_tied_books_in_one_order(project, tmp
     chart = accuracy_frame(project, "a")
     assert list(table["book_id"]) == list(chart["book_id"])
     tied = table[table["accuracy"] == 0.5]
-    assert list(tied["book"]) == sorted(tied["book"])  # ties: the title decides, the same way everywhere
-    deciles = decile_sets(project, "a", fraction=0.5)
-    top = deciles[deciles["set"].str.startswith("cloze top")]
-    assert list(top["book_id"]) == list(table["book_id"][: len(top)])
+    assert list(tied["book"]) == sorted(tied["book"])  # tables show ties in one order, the same way everywhere
+    with pytest.raises(UserError, match="same score"):  # halves cut inside the tie: all in would put books in both
+        decile_sets(project, "a", fraction=0.5)
+    tied_ids = set(tied["book_id"])
+    tops = []
+    for seed in range(10):  # ... but the order does not choose the books of a set: draws do
+        deciles = decile_sets(project, "a", fraction=0.5, ties="draw", seed=seed, save=False)
+        top = set(deciles.loc[deciles["set"].str.startswith("cloze top"), "book_id"])
+        bottom = set(deciles.loc[deciles["set"].str.startswith("cloze bottom"), "book_id"])
+        assert len(top) == len(bottom) == 3 and not top & bottom and tied_ids <= top | bottom
+        tops.append(frozenset(top & tied_ids))
+    assert len(set(tops)) > 2
+    for i, title in enumerate(["Alder", "Birch", "Cedar", "Damson"], start=1):  # the titles' order turned round
+        update_book(project, ids[i], title=title)
+    again = decile_sets(project, "a", fraction=0.5, ties="draw", seed=9, save=False)
+    assert frozenset(set(again.loc[again["set"].str.startswith("cloze top"), "book_id"]) & tied_ids) == tops[9]

@@ -1,5 +1,6 @@
 """The error analysis (Speak, Memory 6.1) on a small data set whose answer is known by hand, its randomization
-test against deals made one at a time, and end to end on imported results in the published format."""
+test against exact enumeration, its tie rules (every tied book and name in, or random draws reported as a
+spread), and end to end on imported results in the published format."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pandas as pd
 import pytest
 
 from workbench.cli import main
-from workbench.probes.cloze.errors import deal_counts, error_analysis, error_statistics, plain_python
+from workbench.errors import UserError
+from workbench.probes.cloze.errors import deal_counts, error_analyses, error_analysis, error_statistics, plain_python
 
 TOP, BOTTOM = {1}, {2}
 
@@ -39,10 +41,12 @@ def known() -> pd.DataFrame:
 def test_the_known_answer():
     result = error_statistics(known(), TOP, BOTTOM, permutations=20_000, seed=1)
     names = result.names
-    assert list(names.loc[names["set"] == "seen", "name"]) == ["Alice", "Rabbit"]  # by PMI, then passages
+    assert list(names.loc[names["set"] == "seen", "name"]) == ["Alice", "Rabbit"]  # tied on PMI; shown by passages
     assert list(names.loc[names["set"] == "unseen", "name"]) == ["Zelda", "Quill"]  # John is on both sides: out
+    assert list(names["rank"]) == [1, 1, 1, 1]  # names tied on PMI share a rank
     assert list(names["predicted_in_errors"]) == [6, 2, 2, 0]
-    assert result.set_size == 2 and result.errors == 16  # the held-out answers scored wrong (not the failed call)
+    assert (result.seen_names, result.unseen_names) == (2, 2)
+    assert result.set_size is None and result.errors == 16  # the held-out answers scored wrong (not the failed call)
     assert (result.in_seen, result.in_unseen) == (8, 2)
     assert result.log_odds == pytest.approx(math.log(8 / 2))
     # every deal of {Alice 6, Rabbit 2, Zelda 2, Quill 0} into two pairs: S' gets 8 or more in 2 of 6
@@ -58,29 +62,56 @@ def test_pmi_of_names_and_books():
     assert names.loc["Alice", "book_id"] == 1 and names.loc["Quill", "book_id"] == 2
 
 
+def quill_elsewhere() -> pd.DataFrame:
+    """``known`` with Quill also named once in held-out book 4: a lower PMI with book 2 than Zelda's."""
+    frame = known()
+    rows = frame.index[(frame["book_id"] == 4) & (frame["gold"] == "Ora")]
+    frame.loc[rows[0], "gold"] = "Quill"
+    return frame
+
+
 def test_the_set_size_takes_the_most_associated_names():
-    result = error_statistics(known(), TOP, BOTTOM, set_size=1, permutations=100)
-    assert list(result.names["name"]) == ["Alice", "Zelda"]
-    assert (result.in_seen, result.in_unseen) == (6, 2)
-    assert error_statistics(known(), TOP, BOTTOM, set_size=50, permutations=1).set_size == 2  # as many as there are
+    result = error_statistics(quill_elsewhere(), TOP, BOTTOM, set_size=1, permutations=100)
+    names = result.names
+    assert list(names.loc[names["set"] == "unseen", "name"]) == ["Zelda"]
+    assert error_statistics(known(), TOP, BOTTOM, set_size=50, permutations=1).seen_names == 2  # as many as there are
 
 
-def test_the_vectorised_deals_are_the_deals_made_one_at_a_time():
-    counts = np.array([6, 2, 2, 0, 5, 0, 1, 3], dtype=np.int64)
-    k, deals, seed = 4, 4_500, 9
-    fast = deal_counts(counts, k, deals, seed)
-    rng = np.random.default_rng(seed)
-    named = [index for index, c in enumerate(counts) if c]
-    by_hand = []
-    for start in range(0, deals, 2_000):  # the same numbers, block by block, then one deal and one name at a time
-        for row in rng.random((min(2_000, deals - start), len(named))):
-            taken = total = 0
-            for j, index in enumerate(named):
-                if row[j] * (len(counts) - j) < k - taken:
-                    taken += 1
-                    total += int(counts[index])
-            by_hand.append(total)
-    assert fast.tolist() == by_hand
+def test_names_tied_on_pmi_at_the_set_size_all_go_in():
+    """Alice and Rabbit are each named in book 1 only, so they have the same PMI: a set of one cannot choose
+    between them by PMI, and neither their number of passages nor the alphabet may choose for it."""
+    frame = quill_elsewhere()
+    result = error_statistics(frame, TOP, BOTTOM, set_size=1, permutations=20_000, seed=3)
+    names = result.names
+    assert sorted(names.loc[names["set"] == "seen", "name"]) == ["Alice", "Rabbit"]
+    assert names.loc[names["set"] == "seen", "tied_at_cut"].all()
+    assert (result.seen_names, result.unseen_names) == (2, 1) and (result.in_seen, result.in_unseen) == (8, 2)
+    # sets of different sizes: errors per name are compared, log((8 / 2) / (2 / 1))
+    assert result.log_odds == pytest.approx(math.log(2))
+    assert result.log_odds_p5 == result.log_odds_p95 == result.log_odds and result.draws == 0
+    # the test deals the three pooled names into sets of two and one: S' gets 8 or more in 2 of 3 deals
+    assert result.p_value == pytest.approx(2 / 3, abs=0.01)
+    assert "S holds 2 and U 1 names" in result.note
+    renamed = frame.replace({"gold": {"Alice": "Zed"}, "parsed": {"Alice": "Zed", "alice": "zed"}})
+    again = error_statistics(renamed, TOP, BOTTOM, set_size=1, permutations=20_000, seed=3)
+    assert (again.in_seen, again.log_odds, again.p_value) == (result.in_seen, result.log_odds, result.p_value)
+
+
+def test_drawn_ties_report_the_spread_over_draws():
+    """Drawing one of Alice (offered 6 times) and Rabbit (twice) for S, and one of Zelda (twice) and Quill
+    (never) for U: o is log(6/2), log(2/2) or infinite, by the draw."""
+    result = error_statistics(known(), TOP, BOTTOM, set_size=1, permutations=500, seed=5, ties="draw", draws=200)
+    assert result.tie_rule == "draw" and result.draws == 200 and len(result.spread) == 200
+    assert set(np.round(result.spread, 9)) == {round(math.log(3), 9), 0.0, math.inf}
+    low, high = np.percentile(result.spread, [5, 95], method="inverted_cdf")
+    assert (result.log_odds_p5, result.log_odds_p95) == (low, high) == (0.0, math.inf)
+    assert result.log_odds == np.sort(result.spread)[99]  # the median draw (the lower middle one)
+    assert (result.seen_names, result.unseen_names) == (1, 1)
+    assert "were drawn at random" in result.note and "median of 200 draws" in result.note
+    again = error_statistics(known(), TOP, BOTTOM, set_size=1, permutations=500, seed=5, ties="draw", draws=200)
+    assert np.array_equal(again.spread, result.spread) and again.p_value == result.p_value  # seeded
+    with pytest.raises(UserError, match="not a way of treating ties"):
+        error_statistics(known(), TOP, BOTTOM, ties="alphabetical")
 
 
 def test_each_deal_is_a_uniform_split_of_the_names():
@@ -118,12 +149,12 @@ def test_no_names_on_one_side_means_no_sets():
     frame = known()
     frame = frame[frame["book_id"] != 2]
     result = error_statistics(frame, TOP, {99}, permutations=10)
-    assert result.set_size == 0 and math.isnan(result.log_odds) and "no name" in result.note
+    assert result.seen_names == 0 and math.isnan(result.log_odds) and "no name" in result.note
 
 
 def test_on_imported_results_errors_lean_towards_memorized_books(published):
     result = error_analysis(published, "chatgpt", "gpt4", permutations=2_000, seed=0)
-    assert result.set_size > 0 and result.errors > 0
+    assert result.seen_names > 0 and result.errors > 0
     assert result.log_odds > 0.5 and result.p_value < 0.05
     again = error_analysis(published, "chatgpt", "gpt4", permutations=2_000, seed=0)
     assert (again.log_odds, again.p_value) == (result.log_odds, result.p_value)  # seeded
@@ -131,24 +162,49 @@ def test_on_imported_results_errors_lean_towards_memorized_books(published):
     assert quintiles.books["seen"] == 8
 
 
-def test_the_command_prints_the_fixed_columns(published, capsys):
+ERROR_COLUMNS = ["grouped_by", "set_size", "tie_rule", "log_odds", "log_odds_p5", "log_odds_p95", "p_value"]
+
+
+def test_the_command_groups_every_model_by_one_model_and_names_it(published, capsys):
     path = str(published.path)
     capsys.readouterr()
-    assert main(["cloze", "errors", path, "--model", "chatgpt", "--by", "gpt4", "--permutations", "500",
-                 "--format", "csv"]) == 0
-    header, row = capsys.readouterr().out.strip().splitlines()
-    assert header == "model,by,set_size,errors,in_seen,in_unseen,log_odds,p_value"
-    assert row.startswith("chatgpt,gpt4,")
+    assert main(["cloze", "errors", path, "--model", "gpt4", "--model", "chatgpt", "--set-size", "all",
+                 "--set-size", "5", "--permutations", "500", "--format", "csv"]) == 0
+    frame = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert set(ERROR_COLUMNS) <= set(frame.columns)
+    assert list(frame["model"]) == ["gpt4", "gpt4", "chatgpt", "chatgpt"]
+    assert set(frame["grouped_by"]) == {"gpt4"}  # the first model groups both, as the paper groups by GPT-4
+    assert list(frame["set_size"].astype(str)) == ["all", "5", "all", "5"] and set(frame["tie_rule"]) == {"all"}
+    chatgpt = error_analysis(published, "chatgpt", "gpt4", permutations=500)
+    assert frame.loc[2, "log_odds"] == pytest.approx(chatgpt.log_odds)
+    own = error_analysis(published, "chatgpt", permutations=500)  # grouped by itself only when asked
+    assert own.grouped_by == "chatgpt" and own.books != chatgpt.books
+    assert main(["cloze", "errors", path, "--model", "chatgpt", "--grouped-by", "gpt4", "--ties", "draw", "--draws",
+                 "20", "--set-size", "10", "--permutations", "200", "--format", "csv"]) == 0
+    row = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out)).iloc[0]
+    assert (row["grouped_by"], row["tie_rule"], row["draws"], row["set_size"]) == ("gpt4", "draw", 20, 10)
+    assert row["log_odds_p5"] <= row["log_odds"] <= row["log_odds_p95"]
     assert main(["cloze", "errors", path, "--model", "gpt4", "--names", "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
-        "set,rank,name,pmi,book,book_id,book_source,book_external_id,passages,predicted_in_errors")
+        "set,rank,name,pmi,book,book_id,book_source,book_external_id,passages,predicted_in_errors,tied_at_cut")
 
 
-def test_books_tied_at_the_cut_are_said(published):
-    from workbench.probes.cloze.analysis import book_accuracy, decile_sets
+def test_every_tied_book_goes_in_or_is_drawn(published):
+    """The analyses of one grouping share its books: under 'all' every book tied at a cut is in its group;
+    under 'draw' each draw fills the decile from the tie, and the spread is over those draws."""
+    from workbench.probes.cloze.analysis import book_accuracy, ranked_books
 
-    sets = decile_sets(published, "gpt4", save=False)
+    ranking = ranked_books(published, "gpt4")
+    scores = ranking["accuracy"].to_numpy()
+    share = math.ceil(len(scores) * 0.1)
+    tied_bottom = int((scores == scores[-share]).sum())
+    assert tied_bottom > share  # the made-up results have many books with no name right, like the real ones
     result = error_analysis(published, "gpt4", permutations=100)
-    tied = int(sets["tied_at_cut"].sum())
-    accuracy = book_accuracy(published, "gpt4")
-    assert (tied > 0) == ("tie at the cut" in result.note) and len(accuracy) == 40
+    assert result.books["unseen"] == int((scores <= scores[-share]).sum())
+    assert f"{tied_bottom} books tie at the bottom cut" in result.note
+    assert f"the bottom group holds {result.books['unseen']} books, not {share}" in result.note
+    drawn = error_analysis(published, "gpt4", permutations=100, ties="draw", draws=30)
+    assert drawn.books["unseen"] == share and drawn.draws == 30 and len(set(drawn.spread)) > 1
+    assert "were drawn at random" in drawn.note and len(book_accuracy(published, "gpt4")) == 40
+    both = error_analyses(published, ["gpt4", "chatgpt"], set_sizes=[None, 5], ties="draw", draws=30, permutations=50)
+    assert [r.grouped_by for r in both] == ["gpt4"] * 4 and both[0].log_odds == drawn.log_odds

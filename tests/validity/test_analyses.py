@@ -34,18 +34,29 @@ def rho_or_nan(x, y):
 
 
 # ---------------------------------------------------------------------------------------------- groups
-@pytest.mark.parametrize("model, groups, fraction", [("alpha", "decile", 0.1), ("alpha", "quintile", 0.2),
-                                                     ("beta", "decile", 0.1), ("beta", "quintile", 0.2)])
-def test_groups_are_the_name_cloze_probes_own_sets(studied, model, groups, fraction):
+@pytest.mark.parametrize("model, groups, fraction, ties", [
+    ("alpha", "decile", 0.1, "all"), ("alpha", "quintile", 0.2, "all"), ("beta", "decile", 0.1, "all"),
+    ("beta", "decile", 0.1, "draw"), ("beta", "quintile", 0.2, "draw")])
+def test_groups_are_the_name_cloze_probes_own_sets(studied, model, groups, fraction, ties):
     project, ids = studied
-    ours = memorization_groups(project, model, groups, save=True)
-    theirs = decile_sets(project, model, fraction=fraction, save=False)
+    ours = memorization_groups(project, model, groups, save=True, ties=ties, seed=4)
+    theirs = decile_sets(project, model, fraction=fraction, save=False, ties=ties, seed=4)  # the same draw too
     for group, prefix in (("top", "cloze top"), ("bottom", "cloze bottom")):
         mine = ours[ours["group"] == group]
         cut = theirs[theirs["set"].str.startswith(prefix)]
         assert dict(zip(mine["book_id"], mine["tied_at_cut"])) == dict(zip(cut["book_id"], cut["tied_at_cut"]))
         saved = book_set_members(project, f"{prefix} {groups}: {model}")
         assert saved == set(cut["book_id"])
+
+
+def test_all_tied_books_cannot_fill_both_ends_of_one_tie(studied):
+    """'beta' knows book 10 only: the quintiles' top cut (the second book) and bottom cut fall in the same tie
+    of nine books, so 'every tied book in' would put them in both groups; drawing them works."""
+    project, _ = studied
+    with pytest.raises(UserError, match="same score"):
+        memorization_groups(project, "beta", "quintile")
+    drawn = memorization_groups(project, "beta", "quintile", ties="draw")
+    assert (drawn["group"] == "top").sum() == (drawn["group"] == "bottom").sum() == 2
 
 
 def test_groups_need_a_model_with_name_cloze_results(studied):
@@ -57,23 +68,57 @@ def test_groups_need_a_model_with_name_cloze_results(studied):
 
 
 
-@pytest.mark.parametrize("by, groups", [("alpha", "decile"), ("beta", "decile"), ("beta", "quintile")])
-def test_both_group_tables_say_how_many_books_tie_at_the_cut(studied, by, groups):
-    """As the error analysis says it: 'beta' gets nine books wholly wrong, so tie-breaks choose among them."""
+@pytest.mark.parametrize("by, groups, ties", [("alpha", "decile", "all"), ("beta", "decile", "all"),
+                                              ("beta", "decile", "draw"), ("beta", "quintile", "draw")])
+def test_both_group_tables_say_what_the_tie_rule_did(studied, by, groups, ties):
+    """As the error analysis says it: 'beta' gets nine books wholly wrong, so they tie at the bottom cut."""
     project, _ = studied
-    grouping = memorization_groups(project, by, groups)
-    year = year_table(project, "alpha", by, groups=groups, permutations=99, resamples=50).set_index("group")
-    time = narrative_table(project, "alpha", by, "imported", groups=groups, resamples=50).set_index("group")
-    for group in ("top", "bottom"):
-        members = grouping[grouping["group"] == group]
-        tied = int(members["tied_at_cut"].sum())
-        said = (f"{tied} of the {len(members)} {group} books tie at the cut with books left out: the ranking's "
-                "tie-breaks (interval, then title) chose them")
-        for table in (year, time):
-            assert (said in table.loc[group, "note"]) == bool(tied)
-            assert ("tie at the cut" in table.loc[group, "note"]) == bool(tied)
+    grouping = memorization_groups(project, by, groups, ties=ties)
+    options = {"groups": groups, "ties": ties, "draws": 40}
+    year = year_table(project, "alpha", by, permutations=99, resamples=50, **options).set_index("group")
+    time = narrative_table(project, "alpha", by, "imported", resamples=50, **options).set_index("group")
+    bottom = grouping[grouping["group"] == "bottom"]
+    tied = int(bottom["tied_at_cut"].sum())
+    said = ("9 books tie at the bottom cut (score 0): all of them are in, so the bottom group holds 9 books, not 1"
+            if ties == "all" else f"{tied} of the 9 books tied at the bottom cut (score 0) were drawn at random")
+    for table in (year, time):
+        assert (said in table.loc["bottom", "note"]) == (by == "beta")
+        assert ("tie" in table.loc["top", "note"]) == (by == "beta" and groups == "quintile")
+        assert set(table["tie_rule"]) == {ties} and set(table["draws"]) == {40 if ties == "draw" else 0}
     assert grouping["tied_at_cut"].any() == (by == "beta")
-    assert not any("tie at the cut" in table.loc[g, "note"] for table in (year, time) for g in ("all", "difference"))
+    assert len(bottom) == (9 if ties == "all" and by == "beta" else math.ceil(10 * (0.1 if groups == "decile" else 0.2)))
+    assert not any("tie at" in table.loc[g, "note"] for table in (year, time) for g in ("all", "difference"))
+
+
+def test_drawn_ties_give_the_median_draw_and_the_spread(studied):
+    """Grouped by 'beta' with drawn ties, the bottom book of alpha's year analysis is one of nine: each draw gives
+    a top - bottom MAE, the table shows the median draw and the 5th-95th percentile of the draws."""
+    project, _ = studied
+    draws = 41
+    table = year_table(project, "alpha", "beta", ties="draw", draws=draws, seed=2, permutations=99,
+                       resamples=50).set_index("group")
+    books = year_books(project, "alpha", "beta")  # every book tied at the bottom is in (the default)
+    errors = dict(zip(books["book_id"], books["abs_error"]))
+    from workbench.probes.validity.groups import group_cuts
+
+    cuts = group_cuts(project, "beta", "decile", "draw", seed=2, draws=draws)
+    by_draw = []
+    for d in range(draws):
+        frame = cuts.frame(d)
+        top = [errors[b] for b in frame.loc[frame["group"] == "top", "book_id"] if not math.isnan(errors[b])]
+        bottom = [errors[b] for b in frame.loc[frame["group"] == "bottom", "book_id"] if not math.isnan(errors[b])]
+        by_draw.append(np.mean(top) - np.mean(bottom) if top and bottom else math.nan)
+    by_draw = np.array(by_draw)
+    finite = by_draw[~np.isnan(by_draw)]
+    low, high = np.percentile(finite, [5, 95], method="inverted_cdf")
+    assert table.loc["difference", "mae_p5"] == pytest.approx(low)
+    assert table.loc["difference", "mae_p95"] == pytest.approx(high)
+    assert low < high  # the draw matters here
+    ordered = np.sort(np.where(np.isnan(by_draw), np.inf, by_draw))
+    assert table.loc["difference", "mae"] == pytest.approx(ordered[(draws - 1) // 2])
+    assert "median of 41 draws" in table.loc["difference", "note"]
+    assert table.loc["all", "mae_p5"] == table.loc["all", "mae_p95"] == table.loc["all", "mae"]
+
 
 # ---------------------------------------------------------------------------------------------- year
 def test_the_per_book_table_holds_answers_predictions_and_errors(studied):

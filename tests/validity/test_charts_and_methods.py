@@ -36,6 +36,14 @@ def test_the_error_analysis_chart_draws_the_null_distribution(published, tmp_pat
                          permutations="300")
     null = pd.read_csv(paths[1])
     assert len(null) == 300 and null["observed"].nunique() == 1 and (null["p_value"] < 0.05).all()
+    assert null["log_odds"].nunique() > 10  # one o per deal, not the observed one written over them
+    reached = (null["log_odds"] >= null["observed"]).sum()
+    assert null["p_value"][0] == pytest.approx((1 + reached) / 301)
+    drawn = pd.read_csv(export_chart(published, "name-cloze-errors", tmp_path / "drawn.png", model="chatgpt",
+                                     grouped_by="gpt4", ties="draw", draws="15", permutations="200")[1])
+    assert set(drawn["grouped_by"]) == {"gpt4"} and set(drawn["tie_rule"]) == {"draw"} and drawn["draws"][0] == 15
+    assert drawn["log_odds_p5"][0] <= drawn["observed"][0] <= drawn["log_odds_p95"][0]
+    assert drawn["log_odds"].nunique() > 10
 
 
 def test_an_error_analysis_with_nothing_to_compare_is_said(studied, tmp_path):
@@ -66,6 +74,30 @@ def test_the_methods_text_describes_the_runs_parsers_groups_and_statistics(timed
                   "Permutation test", "Fisher's exact test", "Randomization test of the error analysis",
                   "year of first publication from a passage", "Answers imported from:"):
         assert words in text, words
+
+
+def test_the_methods_text_states_the_tie_rule_the_grouping_model_and_the_spread(timed):
+    """Every choice that moves the error analysis' o and the groups' statistics is in the methods text."""
+    project, _, _ = timed
+    text = methods_text(project)
+    for words in ("one grouping model, the same for every model compared and named with each result",
+                  "every book tied at the cut goes in, so a group may hold more than its share",
+                  "names tied on PMI at the set size follow the same rule",
+                  "as many as both sides allow, 500, 100 names per set",
+                  "Spread over tie draws (100 seeded draws unless stated, 5th-95th percentile, inverted CDF)",
+                  "log_odds_p5, log_odds_p95", "The order of tied books (their titles, say) never decides"):
+        assert words in text, words
+    assert "then by title" not in text
+
+
+def test_the_error_table_export_names_grouping_set_size_and_tie_rule(published, tmp_path):
+    frame = pd.read_csv(export_table(published, "cloze-errors", tmp_path / "errors.csv", model="gpt4,chatgpt",
+                                     set_size="all,8", ties="draw", draws="12", permutations="200"))
+    for column in ("grouped_by", "set_size", "tie_rule", "log_odds", "log_odds_p5", "log_odds_p95", "p_value"):
+        assert column in frame.columns, column
+    assert list(frame["model"]) == ["gpt4", "gpt4", "chatgpt", "chatgpt"] and set(frame["grouped_by"]) == {"gpt4"}
+    assert list(frame["set_size"].astype(str)) == ["all", "8"] * 2 and set(frame["draws"]) == {12}
+    assert (frame["log_odds_p5"] <= frame["log_odds"]).all() and (frame["log_odds"] <= frame["log_odds_p95"]).all()
 
 
 @pytest.mark.parametrize("name", ["validity-year-groups", "validity-narrative-time"])

@@ -89,9 +89,21 @@ def test_narrative_time_and_the_error_analysis_from_the_page(qtbot, page, studie
     page.permutations.setValue(500)
     page.analyse()
     wait_idle(qtbot, page)
-    assert page.table.column_texts("Names per set") == ["10"]  # every book's own names
+    assert page.table.column_texts("Names per set") == ["all"]
+    assert page.table.column_texts("Names in S") == ["10"]  # every book's own names
+    assert page.table.column_texts("Grouped by") == ["alpha"]
     assert page.rows_label.text().startswith("The names of S")
     assert "no error on the held-out books names anyone" in page.table.column_texts("Note")[0]
+    spread = [c.title for c in page.table.columns].index("o over tie draws (5–95%)")
+    assert page.table.isColumnHidden(spread)  # nothing was drawn, so there is no spread to show
+
+    choose(page.ties, "draw")  # the same analysis with the ties drawn: the spread comes with it
+    assert page.plot.kind == "message"
+    choose(page.by, "beta")  # nine books tie at beta's bottom cut
+    page.analyse()
+    wait_idle(qtbot, page)
+    assert "were drawn at random" in page.table.column_texts("Note")[0]
+    assert page.report["choices"]["ties"] == "draw" and page.table.column_texts("Grouped by") == ["beta"]
 
 
 @pytest.fixture
@@ -185,3 +197,22 @@ def test_the_parse_rate_is_said_and_the_answers_without_a_value_open(qtbot, page
     assert not page.unparsed_button.isEnabled() and page.plot.kind == "message"
     choose(page.task, "narrative-time")
     assert not page.spans.isVisible()
+
+
+def test_the_error_analysis_shows_its_spread_over_tie_draws(qtbot, shown_page, published, messages):
+    page = shown_page(ValidityPage, published, size=(1280, 800))
+    choose(page.task, "errors")
+    choose(page.model, "chatgpt")
+    choose(page.by, "gpt4")
+    choose(page.ties, "draw")
+    page.permutations.setValue(500)
+    page.analyse()
+    wait_idle(qtbot, page)
+    assert page.table.column_texts("Grouped by") == ["gpt4"]
+    spread = page.table.column_texts("o over tie draws (5–95%)")[0]
+    low, high = (float(v) for v in spread.split(" – "))
+    assert low <= float(page.table.column_texts("Log-odds o")[0]) <= high
+    assert page.plot.kind == "name-cloze-errors"
+    assert "Over 100 draws of the tied books and names, o ran from" in page.plot.caption.text()
+    title = page.plot.item.titleLabel.text
+    assert "grouped by gpt4" in title and "ties drawn at random" in title

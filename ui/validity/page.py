@@ -44,9 +44,10 @@ from ui.validity.books import PassagesBox
 from ui.validity.plot import ValidityPlot
 from ui.widgets.combo import refill
 from ui.widgets.figure_file import ask_figure_path
-from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share
+from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share, yes_only
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
+from workbench.corpus.book_sets import DEFAULT_DRAWS
 from workbench.errors import UserError
 
 YEAR, NARRATIVE, ERRORS = "year", "narrative-time", "errors"
@@ -87,6 +88,19 @@ SPANS = {"decade": "ranges and decades as their midpoint; centuries missing (def
          "missing": "single years only; every span missing"}
 
 
+def _over_draws(low: str, high: str):
+    """The 5th-95th percentile over tie draws, or blank when the ties were not drawn."""
+    def write(row: pd.Series) -> str:
+        if is_missing(row.get("draws")) or not int(row["draws"]) or is_missing(row.get(low)):
+            return ""
+        return f"{float(row[low]):.2f} – {float(row[high]):.2f}"
+    return write
+
+
+def _names(value: Any) -> str:
+    return "" if is_missing(value) else (str(value) if str(value) == "all" else f"{int(value):,}")
+
+
 def _missing_share(row: pd.Series) -> str:
     if is_missing(row.get("missing_share")):
         return ""
@@ -104,15 +118,26 @@ TABLE_COLUMNS = {
            Column("p_value", "p (permutation)", _p, numeric=True),
            Column("missing_p_value", "p (missing, Fisher)", _p, numeric=True),
            Column("spearman_rho", "Spearman ρ (accuracy, error)", decimal, numeric=True),
-           Column("spearman_p", "p", _p, numeric=True), *PARSE_TABLE_COLUMNS, Column("note", "Note", stretch=True)],
+           Column("spearman_p", "p", _p, numeric=True),
+           Column("mae_p5", "MAE over tie draws (5–95%)", compose=_over_draws("mae_p5", "mae_p95"), numeric=True,
+                  optional=True),
+           *PARSE_TABLE_COLUMNS, Column("note", "Note", stretch=True)],
     NARRATIVE: [Column("group", "Group"), Column("items", "Passages", count, numeric=True),
                 Column("missing", "Missing", count, numeric=True),
                 Column("spearman_rho", "Spearman ρ", decimal, numeric=True),
                 Column("ci_low", "95% CI", compose=_interval("ci_low", "ci_high"), numeric=True),
-                Column("p_value", "p", _p, numeric=True), *PARSE_TABLE_COLUMNS, Column("note", "Note", stretch=True)],
-    ERRORS: [Column("set_size", "Names per set", count, numeric=True), Column("errors", "Errors", count, numeric=True),
+                Column("p_value", "p", _p, numeric=True),
+                Column("spearman_rho_p5", "ρ over tie draws (5–95%)",
+                       compose=_over_draws("spearman_rho_p5", "spearman_rho_p95"), numeric=True, optional=True),
+                *PARSE_TABLE_COLUMNS, Column("note", "Note", stretch=True)],
+    ERRORS: [Column("grouped_by", "Grouped by"), Column("set_size", "Names per set", _names, numeric=True),
+             Column("seen_names", "Names in S", count, numeric=True),
+             Column("unseen_names", "Names in U", count, numeric=True), Column("errors", "Errors", count, numeric=True),
              Column("in_seen", "Naming S", count, numeric=True), Column("in_unseen", "Naming U", count, numeric=True),
-             Column("log_odds", "Log-odds o", decimal, numeric=True), Column("p_value", "p", _p, numeric=True),
+             Column("log_odds", "Log-odds o", decimal, numeric=True),
+             Column("log_odds_p5", "o over tie draws (5–95%)", compose=_over_draws("log_odds_p5", "log_odds_p95"),
+                    numeric=True, optional=True),
+             Column("p_value", "p", _p, numeric=True),
              Column("permutations", "Deals", count, numeric=True), Column("held_out_books", "Held-out books", count,
                                                                           numeric=True),
              Column("note", "Note", stretch=True)],
@@ -133,7 +158,8 @@ ROW_COLUMNS = {
     ERRORS: [Column("set", "Set"), Column("rank", "Rank", numeric=True), Column("name", "Name"),
              Column("pmi", "PMI", decimal, numeric=True), Column("book", "Most associated book", stretch=True),
              Column("passages", "Passages there", count, numeric=True),
-             Column("predicted_in_errors", "Offered in errors", count, numeric=True)],
+             Column("predicted_in_errors", "Offered in errors", count, numeric=True),
+             Column("tied_at_cut", "Tied at the set size", yes_only, optional=True)],
 }
 
 
@@ -203,6 +229,11 @@ class ValidityPage(Page, OneOperation):
         self.spans = _combo("What an answer naming a range, a decade or a century of years counts as")
         for key, text in SPANS.items():
             self.spans.addItem(text, key)
+        self.ties = _combo("Books with the same accuracy at the edge of a group (and, in the error analysis, names with "
+                           "the same PMI at the set size): all of them go in, or they are drawn at random many times "
+                           "and the result is shown with its spread over the draws")
+        self.ties.addItem("all tied books in", "all")
+        self.ties.addItem(f"drawn at random ({DEFAULT_DRAWS} draws)", "draw")
         self.set_size = QSpinBox()
         self.set_size.setRange(0, 100_000)
         self.set_size.setSpecialValueText("as many as possible")
@@ -214,7 +245,7 @@ class ValidityPage(Page, OneOperation):
         self.permutations.setToolTip("Random deals of the names in the randomization test")
         self.seed = QSpinBox()
         self.seed.setRange(0, 999_999)
-        self.seed.setToolTip("Seed of the bootstrap and of the randomization test")
+        self.seed.setToolTip("Seed of the bootstrap, of the randomization test and of the tie draws")
         self.analyse_button = QPushButton("Analyse")
         self.analyse_button.setToolTip("Compute the tables and the chart (in the background)")
         self.analyse_button.clicked.connect(lambda: self.analyse())
@@ -224,6 +255,7 @@ class ValidityPage(Page, OneOperation):
         self.form.addRow("Answers of", self.model)
         self.form.addRow("Grouped by", self.by)
         self.form.addRow("Groups", self.groups)
+        self.form.addRow("Ties at the cut", self.ties)
         self.form.addRow("Reference", self.reference)
         self.form.addRow("Spans of years", self.spans)
         self.form.addRow("Names per set", self.set_size)
@@ -300,7 +332,7 @@ class ValidityPage(Page, OneOperation):
         self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
 
         self.lay_out_work(NO_PROJECT, self.splitter)
-        for combo in (self.model, self.by, self.groups, self.reference, self.spans):
+        for combo in (self.model, self.by, self.groups, self.reference, self.spans, self.ties):
             combo.currentIndexChanged.connect(self._choices_changed)
         self._task_changed()
 
@@ -327,8 +359,8 @@ class ValidityPage(Page, OneOperation):
 
     def choices(self) -> dict[str, Any]:
         return {"task": self.current_task(), "model": self.model.currentData(), "by": self.by.currentData(),
-                "groups": self.groups.currentData(), "reference": self.reference.currentData(),
-                "spans": self.spans.currentData(),
+                "groups": self.groups.currentData(), "ties": self.ties.currentData(),
+                "reference": self.reference.currentData(), "spans": self.spans.currentData(),
                 "set_size": self.set_size.value() or None, "permutations": self.permutations.value(),
                 "seed": self.seed.value()}
 
@@ -362,7 +394,7 @@ class ValidityPage(Page, OneOperation):
         saved = self.project.get_setting(CHOICES_SETTING) or {}
         if saved.get("task") in TASKS:
             self.task.setCurrentIndex(self.task.findData(saved["task"]))
-        for combo, key in ((self.model, "model"), (self.by, "by"), (self.groups, "groups"),
+        for combo, key in ((self.model, "model"), (self.by, "by"), (self.groups, "groups"), (self.ties, "ties"),
                            (self.reference, "reference"), (self.spans, "spans")):
             index = combo.findData(saved.get(key))
             if index >= 0:
@@ -732,11 +764,11 @@ def analysis(project, chosen: dict, state) -> dict:
 
         result = error_analysis(project, chosen["model"], chosen["by"], groups=chosen["groups"],
                                 set_size=chosen["set_size"], permutations=chosen["permutations"], seed=chosen["seed"],
-                                state=state)
-        summary = summary_frame(result, chosen["model"], chosen["by"], chosen["groups"])
+                                ties=chosen["ties"], state=state)
+        summary = summary_frame(result)
         charts = {}
         if result.in_seen + result.in_unseen:
-            charts["name-cloze-errors"] = null_plot(result, chosen["model"], chosen["by"], chosen["groups"])
+            charts["name-cloze-errors"] = null_plot(result)
         else:
             charts["name-cloze-errors"] = pd.DataFrame()
         return {"table": summary, "rows": result.names, "charts": charts}
@@ -744,6 +776,6 @@ def analysis(project, chosen: dict, state) -> dict:
 
     if chosen["task"] == YEAR:
         return year_report(project, chosen["model"], chosen["by"], groups=chosen["groups"], seed=chosen["seed"],
-                           save_groups=True, spans=chosen.get("spans"))
+                           save_groups=True, spans=chosen.get("spans"), ties=chosen["ties"])
     return narrative_report(project, chosen["model"], chosen["by"], chosen["reference"], groups=chosen["groups"],
-                            seed=chosen["seed"], save_groups=True)
+                            seed=chosen["seed"], save_groups=True, ties=chosen["ties"])

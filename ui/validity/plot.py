@@ -173,17 +173,28 @@ class ValidityPlot(MarkedPlot):
                 self.marks.append(Mark(float(centre), float(count), hover_html(
                     f"{count:,} deals", [f"log-odds between {left:.2f} and {right:.2f}"])))
         first = frame.iloc[0]
+        drawn = first["tie_rule"] == "draw" and int(first["draws"] or 0) > 0
+        low, high = float(first["log_odds_p5"]), float(first["log_odds_p95"])
+        if drawn and math.isfinite(low) and math.isfinite(high):  # o over the draws of the ties
+            item.addItem(pg.LinearRegionItem((low, high), movable=False, brush=pg.mkBrush(192, 57, 43, 40),
+                                             pen=pg.mkPen(None)))
         if math.isfinite(observed):
             item.addItem(pg.InfiniteLine(observed, angle=90, pen=pg.mkPen(GROUP_COLOURS["top"], width=3)))
-            lows = [observed] + ([float(finite.min())] if len(finite) else [])
-            highs = [observed] + ([float(finite.max())] if len(finite) else [])
+            lows = [observed] + ([float(finite.min())] if len(finite) else []) + ([low] if drawn else [])
+            highs = [observed] + ([float(finite.max())] if len(finite) else []) + ([high] if drawn else [])
+            lows, highs = [v for v in lows if math.isfinite(v)], [v for v in highs if math.isfinite(v)]
             span = max(highs) - min(lows) or 1.0
             item.setXRange(min(lows) - 0.05 * span, max(highs) + 0.08 * span, padding=0)
-        self.axis_label("bottom", "log-odds o = log(errors naming S / errors naming U)")
+        self.axis_label("bottom", "log-odds o = log(errors naming S / errors naming U), per name")
         self.axis_label("left", "deals of the names")
-        self.title(f"Errors of {first['model']} on held-out books (grouped by {first['by']}, {first['groups']}s)")
+        ties = "ties drawn at random" if drawn else "every tied book and name in"
+        self.title(f"Errors of {first['model']} on held-out books (grouped by {first['grouped_by']}, "
+                   f"{first['groups']}s; {ties})")
+        sizes = (f"{int(first['seen_names']):,} names each" if first["seen_names"] == first["unseen_names"] else
+                 f"{int(first['seen_names']):,} names in S, {int(first['unseen_names']):,} in U")
+        spread = (f" Over {int(first['draws'])} draws of the tied books and names, o ran from {low:.2f} to {high:.2f} "
+                  "(5th-95th percentile, shaded); the draw shown is the median one." if drawn else "")
         self.set_caption(f"Observed o = {observed:.2f} (red line): {int(first['in_seen'])} of {int(first['errors'])} "
-                         f"errors name a character of S, {int(first['in_unseen'])} one of U "
-                         f"({int(first['set_size'])} names each); p = {first['p_value']:.2g} from "
-                         f"{len(frame):,} deals.")
+                         f"errors name a character of S, {int(first['in_unseen'])} one of U ({sizes}); "
+                         f"p = {first['p_value']:.2g} from {len(frame):,} deals.{spread}")
         item.showGrid(x=False, y=True, alpha=GRID_ALPHA)

@@ -24,8 +24,8 @@ stored now, whatever changed them (a run continued or retried, an import, passag
                        in the note) and McNemar's exact test on shared passages;
 - ``year_correlation`` Spearman's rho between per-book accuracy and year of publication (books without
                        a year left out and counted);
-- ``decile_sets``      the top and bottom tenth of books by accuracy, saved as book sets (ties at the
-                       cut are marked).
+- ``decile_sets``      the top and bottom tenth of books by accuracy, saved as book sets (books tied at
+                       a cut all go in, or are drawn at random: ``book_sets.TIE_RULES``).
 
 Every analysis takes ``exclude_flagged``: leave out books whose extraction found fewer passages than
 asked for (the paper drops them).
@@ -41,7 +41,14 @@ import numpy as np
 import pandas as pd
 
 from workbench.analysis.correlation import spearman
-from workbench.corpus.book_sets import memorization_set_names, ranked_ends, save_book_set
+from workbench.corpus.book_sets import (
+    ALL_TIED,
+    DRAW_TIES,
+    draw_rng,
+    memorization_set_names,
+    ranked_ends,
+    save_book_set,
+)
 from workbench.errors import UserError
 from workbench.probes.cloze.score import ALPHA, CI_METHODS, accuracy_interval, scored, wilson_interval
 
@@ -494,22 +501,9 @@ def year_correlation(
 DECILE_COLUMNS = ["set", "book_id", "book", "accuracy", "n", "tied_at_cut"]
 
 
-def decile_sets(
-    project: "Project", model: str, *, fraction: float = 0.1, save: bool = True, exclude_flagged: bool = True
-) -> pd.DataFrame:
-    """The top and bottom ``fraction`` of books by ``model``'s accuracy: ceil(fraction x books) each, at
-    least one, and never more than half the books (so the two sets never share a book; the rule is
-    ``workbench.corpus.book_sets.ranked_ends``).
-
-    Books are ranked by accuracy, ties broken by the lower CI bound (more evidence ranks higher) and then
-    by book id, so the sets are reproducible. ``tied_at_cut`` marks the books of a set whose accuracy
-    equals that of a book left out of it: which of them made the set was decided by those tie-breaks, not
-    by accuracy. With ``save`` they are stored as book sets ``cloze top decile: MODEL`` and ``cloze bottom
-    decile: MODEL`` (``quintile`` for a fraction of 0.2; ``memorization_set_names``), replacing earlier
-    ones, for later analyses. Flagged books are left out by default.
-    """
-    if not 0 < fraction <= 0.5:
-        raise UserError(f"The decile fraction must be above 0 and at most 0.5 (got {fraction}).")
+def ranked_books(project: "Project", model: str, *, exclude_flagged: bool = True) -> pd.DataFrame:
+    """``model``'s books with answers, best first (tied books by id), one run kind (the prompted one when it
+    has both): the ranking every top and bottom group is cut from."""
     books = book_accuracy(project, model, exclude_flagged=exclude_flagged)
     books = books[books["n"] > 0]
     if books.empty:
@@ -519,20 +513,40 @@ def decile_sets(
         books = books[books["kind"] == ("cloze" if "cloze" in kinds else kinds[0])]
     if len(books) < 2:
         raise UserError(f"'{model}' has results for only one book: top and bottom sets need at least two books.")
-    order = ranked(books).reset_index(drop=True)
-    ends = ranked_ends(order["accuracy"], fraction)
+    # best first; within a tie by id, so that a draw of tied books never depends on their titles
+    return books.sort_values(["accuracy", "book_id"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+def decile_sets(
+    project: "Project", model: str, *, fraction: float = 0.1, save: bool = True, exclude_flagged: bool = True,
+    ties: str = ALL_TIED, seed: int = 0,
+) -> pd.DataFrame:
+    """The top and bottom ``fraction`` of books by ``model``'s accuracy: a share of ceil(fraction x books) each,
+    at least one, and never more than half the books (the rule is ``workbench.corpus.book_sets.ranked_ends``).
+
+    Books that share the accuracy at a cut with books beyond it are treated by ``ties``: ``all`` (the default)
+    puts every one of them in, so a set may hold more books than its share; ``draw`` fills the share with tied
+    books drawn at random (draw 0 of ``seed``, as the analyses' first draw). ``tied_at_cut`` marks the books of a
+    set that come from such a tie. With ``save`` the sets are stored as book sets ``cloze top decile: MODEL`` and
+    ``cloze bottom decile: MODEL`` (``quintile`` for a fraction of 0.2; ``memorization_set_names``), replacing
+    earlier ones, for later analyses; their description says how ties were treated. Flagged books are left out
+    by default.
+    """
+    if not 0 < fraction <= 0.5:
+        raise UserError(f"The decile fraction must be above 0 and at most 0.5 (got {fraction}).")
+    order = ranked_books(project, model, exclude_flagged=exclude_flagged)
+    ends = ranked_ends(order["accuracy"], fraction, ties, draw_rng(seed, 0) if ties == DRAW_TIES else None)
     top = order.iloc[ends.top].assign(tied_at_cut=ends.top_tied)
     bottom = order.iloc[ends.bottom].assign(tied_at_cut=ends.bottom_tied)
     names = memorization_set_names(model, fraction)
     frame = pd.concat([top.assign(set=names[0]), bottom.assign(set=names[1])])[DECILE_COLUMNS].reset_index(drop=True)
     if save:
+        notes = ends.notes()
         with project.db.transaction():  # both sets are replaced, or neither
-            for name, members in zip(names, (top, bottom)):
+            for name, members, end in zip(names, (top, bottom), ("top", "bottom")):
                 description = f"{len(members)} of {len(order)} books, ranked by name-cloze accuracy of {model}"
-                tied = int(members["tied_at_cut"].sum())
-                if tied:
-                    description += (f"; {tied} book(s) tie at the cut with books left out"
-                                    " (ties broken by the lower CI bound, then title)")
+                if notes[end]:
+                    description += f"; {notes[end]}" + (f" (one random draw, seed {seed})" if ties == DRAW_TIES else "")
                 save_book_set(project, name, members["book_id"], description)
     return frame
 

@@ -121,18 +121,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = commands.add_parser("deciles", help="save the top and bottom tenth of books as book sets")
     add_project_argument(p)
     p.add_argument("--model", required=True, metavar="LABEL")
+    _add_tie_arguments(p, draws=False)
     add_format_argument(p)
     p.set_defaults(handler=cmd_deciles)
 
     p = commands.add_parser("errors", help="error analysis: do wrong answers name characters of memorized books?")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL", help="the model whose errors are analysed")
-    p.add_argument("--by", metavar="LABEL", help="the model whose accuracy groups the books (default: --model)")
+    p.add_argument("--model", required=True, action="append", metavar="LABEL",
+                   help="a model whose errors are analysed (repeat to compare several)")
+    p.add_argument("--grouped-by", "--by", dest="grouped_by", metavar="LABEL",
+                   help="the one model whose accuracy groups the books for every model analysed (default: the "
+                        "first --model)")
     p.add_argument("--groups", choices=["decile", "quintile"], default="decile", help="top/bottom decile or quintile")
-    p.add_argument("--set-size", type=int, metavar="K", help="names per set (default: as many as both sides allow)")
+    p.add_argument("--set-size", action="append", metavar="K",
+                   help="names per set; repeat for several ('all': as many as both sides allow; default: all, "
+                        "500 and 100)")
+    _add_tie_arguments(p, draws=True)
     p.add_argument("--permutations", type=int, default=10_000, metavar="N", help="deals of the test (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the randomization test (default 0)")
-    p.add_argument("--names", action="store_true", help="list the names of both sets instead")
+    p.add_argument("--names", action="store_true", help="list the names of both sets (first model and set size)")
     add_format_argument(p)
     p.set_defaults(handler=cmd_errors)
 
@@ -329,27 +335,45 @@ def cmd_deciles(args: argparse.Namespace) -> int:
     from workbench.probes.cloze.analysis import decile_sets
 
     with opened(args.project) as project:
-        frame = _keyed(project, decile_sets(project, args.model), args.format)
+        frame = _keyed(project, decile_sets(project, args.model, ties=args.ties, seed=args.seed), args.format)
     print_frame(frame, args.format)
     return 0
 
 
 def cmd_errors(args: argparse.Namespace) -> int:
-    from workbench.probes.cloze.errors import error_analysis, summary_frame
+    from workbench.probes.cloze.error_charts import set_size_option
+    from workbench.probes.cloze.errors import DEFAULT_SET_SIZES, SHORT_COLUMNS, error_analyses, summary_frame
 
+    sizes = [set_size_option(s) for s in args.set_size] if args.set_size else list(DEFAULT_SET_SIZES)
+    if args.names:
+        sizes = sizes[:1]
     with opened(args.project) as project:
-        result = error_analysis(project, args.model, args.by, groups=args.groups, set_size=args.set_size,
-                                permutations=args.permutations, seed=args.seed, state=progress_state("Shuffling"))
-        names = _keyed(project, result.names, args.format) if args.names else None
+        results = error_analyses(project, args.model[:1] if args.names else args.model, args.grouped_by,
+                                 groups=args.groups, set_sizes=sizes, permutations=args.permutations, seed=args.seed,
+                                 ties=args.ties, draws=args.draws, state=progress_state("Shuffling"))
+        names = _keyed(project, results[0].names, args.format) if args.names else None
     if names is not None:
         print_frame(names, args.format)
         return 0
-    frame = summary_frame(result, args.model, args.by, args.groups)
-    columns = ["model", "by", "set_size", "errors", "in_seen", "in_unseen", "log_odds", "p_value"]
-    print_frame(frame if args.format == "json" else frame[columns], args.format)
-    if args.format == "table" and result.note:
-        print(result.note)
+    frame = summary_frame(results)
+    print_frame(frame if args.format != "table" else frame[SHORT_COLUMNS], args.format)
+    if args.format == "table":
+        for note in dict.fromkeys(r.note for r in results if r.note):
+            print(note)
     return 0
+
+
+def _add_tie_arguments(p: argparse.ArgumentParser, *, draws: bool) -> None:
+    from workbench.corpus.book_sets import DEFAULT_DRAWS, TIE_RULES
+
+    p.add_argument("--ties", choices=list(TIE_RULES), default="all",
+                   help="books (and names) tied at a cut: 'all' go in (a group may be larger than its share), or "
+                        "'draw' at random" + (", over --draws seeded draws, reported as a spread" if draws else
+                                              " (one seeded draw)"))
+    if draws:
+        p.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
+                       help=f"draws of the ties with --ties draw (default {DEFAULT_DRAWS})")
+    p.add_argument("--seed", type=int, default=0, help="seed of the draws and of the randomization test (default 0)")
 
 
 def cmd_templates(args: argparse.Namespace) -> int:

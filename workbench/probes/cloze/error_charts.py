@@ -1,11 +1,17 @@
 """The error analysis's chart and tables in the export registry (see ``errors``).
 
+Options (strings from the command line, or values): ``model`` (several, comma-separated, for the tables),
+``grouped_by`` (``by`` is the same; default: the first model: one grouping model for every model), ``groups``
+(decile or quintile), ``ties`` (``all`` or ``draw``), ``draws``, ``set_size`` (for the tables several,
+comma-separated; ``all`` or empty for as many names as both sides allow), ``permutations``, ``seed``.
+
 - chart ``name-cloze-errors``: the randomization test's null distribution of the log-odds o (one value per
-  deal of the names between S and U) with the observed o; options ``model``, ``by`` (default: ``model``),
-  ``groups`` (decile or quintile), ``set_size``, ``permutations``, ``seed``. (Not named ``cloze-...``: the
-  Charts page lists those, and this one is drawn on the Validity page.)
-- tables ``cloze-errors`` (the one-row summary of ``palimpsest cloze errors``) and ``cloze-error-names``
-  (the names of S and U with their PMI, book and how often the held-out errors offered them).
+  deal of the names between S and U) with the observed o and, when the ties were drawn, the 5th-95th
+  percentile of o over the draws. (Not named ``cloze-...``: the Charts page lists those, and this one is drawn
+  on the Validity page.)
+- tables ``cloze-errors`` (the rows of ``palimpsest cloze errors``: one per model and set size) and
+  ``cloze-error-names`` (the names of S and U with their PMI, book and how often the held-out errors offered
+  them).
 """
 
 from __future__ import annotations
@@ -16,47 +22,89 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, DRAW_TIES
 from workbench.errors import UserError
 from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
-from workbench.probes.cloze.errors import DEFAULT_PERMUTATIONS, ErrorAnalysis, error_analysis, summary_frame
+from workbench.probes.cloze.errors import (
+    ALL_NAMES,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SET_SIZES,
+    ErrorAnalysis,
+    error_analyses,
+    error_analysis,
+    summary_frame,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from workbench.project import Project
 
-NULL_COLUMNS = ["model", "by", "groups", "set_size", "errors", "in_seen", "in_unseen", "observed", "p_value", "deal",
+NULL_COLUMNS = ["model", "grouped_by", "groups", "tie_rule", "set_size", "seen_names", "unseen_names", "errors",
+                "in_seen", "in_unseen", "observed", "log_odds_p5", "log_odds_p95", "draws", "p_value", "deal",
                 "log_odds"]
 
 
-def _options(project: "Project", model: str | None, set_size: Any, permutations: Any, seed: Any) -> dict[str, Any]:
+def _models(project: "Project", model: Any) -> list[str]:
     from workbench.probes.cloze.analysis import model_labels
 
-    if not model:
+    if isinstance(model, (list, tuple)):
+        chosen = [str(m).strip() for m in model if str(m).strip()]
+    else:
+        chosen = [m.strip() for m in str(model or "").split(",") if m.strip()]
+    if not chosen:
         labels = model_labels(project)
         if not labels:
             raise UserError("No model has name-cloze results yet: run the probe or import results first.")
-        model = labels[0]
-    return {"model": model, "set_size": int(set_size) if set_size not in (None, "") else None,
-            "permutations": int(permutations or DEFAULT_PERMUTATIONS), "seed": int(seed or 0)}
+        chosen = labels[:1]
+    return chosen
 
 
-def null_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-               set_size: Any = None, permutations: Any = None, seed: Any = 0, **_: Any) -> pd.DataFrame:
+def set_size_option(value: Any) -> int | None:
+    """One set size from an option: a whole number, or ``all`` / nothing for as many as both sides allow."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", ALL_NAMES, "0")):
+        return None
+    try:
+        size = int(value)
+    except (TypeError, ValueError):
+        raise UserError(f"'{value}' is not a set size: give a whole number of names, or 'all'.") from None
+    return size or None
+
+
+def _sizes(value: Any, default: tuple) -> list[int | None]:
+    if value is None:
+        return list(default)
+    if isinstance(value, (list, tuple)):
+        return [set_size_option(v) for v in value]
+    return [set_size_option(v) for v in str(value).split(",")]
+
+
+def _options(ties: Any, draws: Any, permutations: Any, seed: Any, groups: Any) -> dict[str, Any]:
+    return {"ties": str(ties or ALL_TIED), "draws": int(draws or DEFAULT_DRAWS),
+            "permutations": int(permutations or DEFAULT_PERMUTATIONS), "seed": int(seed or 0),
+            "groups": str(groups or "decile")}
+
+
+def null_frame(project: "Project", model: Any = None, grouped_by: str | None = None, groups: str = "decile",
+               set_size: Any = None, permutations: Any = None, seed: Any = 0, ties: Any = ALL_TIED, draws: Any = None,
+               by: str | None = None, **_: Any) -> pd.DataFrame:
     """One row per deal: its log-odds (inf where no error fell in the new U), beside the observed o and p."""
-    chosen = _options(project, model, set_size, permutations, seed)
-    model = chosen.pop("model")
-    return null_plot(error_analysis(project, model, by, groups=groups, **chosen), model, by, groups)
+    model = _models(project, model)[0]
+    result = error_analysis(project, model, grouped_by or by, set_size=set_size_option(set_size),
+                            **_options(ties, draws, permutations, seed, groups))
+    return null_plot(result)
 
 
-def null_plot(result: ErrorAnalysis, model: str, by: str | None, groups: str) -> pd.DataFrame:
+def null_plot(result: ErrorAnalysis, *_: Any) -> pd.DataFrame:
     """What the chart draws, from an error analysis already made."""
     if result.in_seen + result.in_unseen == 0:
-        raise UserError(f"Nothing to draw for {model}: {result.note or 'no error names anyone in either set'}.")
+        raise UserError(f"Nothing to draw for {result.model}: "
+                        f"{result.note or 'no error names anyone in either set'}.")
     frame = pd.DataFrame({"deal": np.arange(1, len(result.null) + 1), "log_odds": result.null})
-    summary = summary_frame(result, model, by, groups).iloc[0]
-    for column in ("model", "by", "groups", "set_size", "errors", "in_seen", "in_unseen", "p_value"):
-        frame[column] = summary[column]
+    summary = summary_frame(result).iloc[0]
+    for column in NULL_COLUMNS:
+        if column in summary.index and column not in frame.columns:  # the summary's log_odds is the observed o
+            frame[column] = summary[column]
     frame["observed"] = result.log_odds
     return frame[NULL_COLUMNS]
 
@@ -66,41 +114,52 @@ def draw_null(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     values = frame["log_odds"].to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
     observed = float(frame["observed"].iloc[0])
+    first = frame.iloc[0]
     if len(finite):
         ax.hist(finite, bins=min(60, max(10, len(np.unique(finite)))), color="0.6", edgecolor="white",
                 label=f"{len(values):,} deals of the names")
+    drawn = first["tie_rule"] == DRAW_TIES and int(first["draws"] or 0) > 0
+    if drawn and math.isfinite(float(first["log_odds_p5"])) and math.isfinite(float(first["log_odds_p95"])):
+        ax.axvspan(float(first["log_odds_p5"]), float(first["log_odds_p95"]), color="#c0392b", alpha=0.15,
+                   label=f"o over {int(first['draws'])} draws of the ties: 5th-95th percentile")
     if math.isfinite(observed):
-        ax.axvline(observed, color="#c0392b", linewidth=2, label=f"observed o = {observed:.2f}")
-    first = frame.iloc[0]
+        ax.axvline(observed, color="#c0392b", linewidth=2,
+                   label=f"observed o = {observed:.2f}" + (" (median draw)" if drawn else ""))
     reached = round(float(first["p_value"]) * (len(frame) + 1)) - 1
     p_text = f"p = {first['p_value']:.2g}" + (" (no deal reached the observed o)" if reached == 0 else "")
-    ax.set_xlabel("log-odds o = log(errors naming S / errors naming U)")
+    sizes = (f"{int(first['seen_names']):,} names in S, {int(first['unseen_names']):,} in U"
+             if first["seen_names"] != first["unseen_names"] else f"{int(first['seen_names']):,} names per set")
+    ties = "ties drawn at random" if drawn else "every tied book and name in"
+    ax.set_xlabel("log-odds o = log(errors naming S / errors naming U), per name")
     ax.set_ylabel("deals")
-    ax.set_title(f"Errors of {first['model']} on held-out books (grouped by {first['by']}, {first['groups']}s)\n"
-                 f"{int(first['set_size']):,} names per set; {int(first['in_seen']):,} of {int(first['errors']):,} errors "
+    ax.set_title(f"Errors of {first['model']} on held-out books (grouped by {first['grouped_by']}, {first['groups']}s, "
+                 f"{ties})\n{sizes}; {int(first['in_seen']):,} of {int(first['errors']):,} errors "
                  f"name S, {int(first['in_unseen']):,} name U\n{p_text}", fontsize="medium")
     ax.legend(fontsize="small", loc="upper left")
     ax.grid(axis="y", alpha=0.3)
 
 
-def summary_table(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                  set_size: Any = None, permutations: Any = None, seed: Any = 0, **_: Any) -> pd.DataFrame:
-    chosen = _options(project, model, set_size, permutations, seed)
-    model = chosen.pop("model")
-    return summary_frame(error_analysis(project, model, by, groups=groups, **chosen), model, by, groups)
+def summary_table(project: "Project", model: Any = None, grouped_by: str | None = None, groups: str = "decile",
+                  set_size: Any = None, permutations: Any = None, seed: Any = 0, ties: Any = ALL_TIED,
+                  draws: Any = None, by: str | None = None, **_: Any) -> pd.DataFrame:
+    return summary_frame(error_analyses(project, _models(project, model), grouped_by or by,
+                                        set_sizes=_sizes(set_size, DEFAULT_SET_SIZES),
+                                        **_options(ties, draws, permutations, seed, groups)))
 
 
-def names_table(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                set_size: Any = None, **_: Any) -> pd.DataFrame:
-    chosen = _options(project, model, set_size, 1, 0)
-    model = chosen.pop("model")
-    return error_analysis(project, model, by, groups=groups, **chosen).names
+def names_table(project: "Project", model: Any = None, grouped_by: str | None = None, groups: str = "decile",
+                set_size: Any = None, seed: Any = 0, ties: Any = ALL_TIED, draws: Any = None, by: str | None = None,
+                **_: Any) -> pd.DataFrame:
+    model = _models(project, model)[0]
+    return error_analysis(project, model, grouped_by or by, set_size=set_size_option(set_size),
+                          **_options(ties, draws, 1, seed, groups)).names
 
 
 register_chart(ChartSpec("name-cloze-errors", "Name cloze: errors towards memorized books", null_frame, draw_null,
                          "The randomization test of the error analysis: null distribution and observed log-odds",
                          size_inches=(7.0, 4.5)))
 register_table(TableSpec("cloze-errors", "Name cloze: error analysis", summary_table,
-                         "log-odds of errors naming memorized against unmemorized books' names, with its p-value"))
+                         "log-odds of errors naming memorized against unmemorized books' names, with its spread over "
+                         "tie draws and set sizes, and its p-value"))
 register_table(TableSpec("cloze-error-names", "Name cloze: error-analysis names", names_table,
                          "the names of S (seen) and U (unseen), their PMI and book, and how often errors offered them"))

@@ -7,6 +7,7 @@ import json
 import statistics as pystats
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, TIE_RULES
 from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, number, register_methods, same
 from workbench.probes.cloze import errors, score
 from workbench.probes.cloze.mlm import MLM_KIND
@@ -196,12 +197,34 @@ def cloze_statistics() -> list[Statistic]:
                   "for per-book accuracy against the year of publication (rho with its p-value)",
                   "scipy `spearmanr`"),
         Statistic(f"Randomization test of the error analysis ({errors.DEFAULT_PERMUTATIONS:,} seeded deals, one-sided)",
-                  "for the log-odds that a wrong answer on a held-out book names a character of a memorized (top "
-                  "decile) rather than an unmemorized (bottom decile) book; the names of each set are those with "
-                  "the highest positive PMI with a book of that decile, equally many, none in both; the test deals "
-                  "the pooled names into the two sets at random (p = (1 + deals at least as extreme) / (1 + deals))",
-                  "numpy (`workbench.probes.cloze.errors`)"),
+                  "for the log-odds o that a wrong answer on a held-out book names a character of a memorized (top "
+                  "decile) rather than an unmemorized (bottom decile) book. " + error_analysis_choices()
+                  + " The test deals the pooled names of S and U into sets of their sizes at random "
+                  "(p = (1 + deals at least as extreme) / (1 + deals))",
+                  "numpy `multivariate_hypergeometric` (`workbench.probes.cloze.errors`)"),
+        Statistic(f"Spread over tie draws ({DEFAULT_DRAWS} seeded draws unless stated, "
+                  f"{errors.SPREAD_PERCENTILES[0]}th-{errors.SPREAD_PERCENTILES[1]}th percentile, inverted CDF)",
+                  "for o and its p-value when books tied at a cut and names tied on PMI are drawn at random: the "
+                  "draw with the median o is reported with these percentiles of o (log_odds_p5, log_odds_p95) and "
+                  f"of p (p_value_p95) over all draws; each draw is tested with {errors.DRAW_PERMUTATIONS:,} deals "
+                  "for the spread of p, the reported draw with the full number",
+                  "numpy `percentile` (method 'inverted_cdf')"),
     ]
+
+
+def error_analysis_choices() -> str:
+    """The choices behind every error-analysis result, in words (from the code's defaults)."""
+    sizes = ", ".join("as many as both sides allow" if k is None else f"{k}" for k in errors.DEFAULT_SET_SIZES)
+    return (
+        "Books are ranked by the name-cloze accuracy of one grouping model, the same for every model compared and "
+        "named with each result (by default the first model analysed). Books tied at a cut either all go in their "
+        f"group, so that a group may hold more than a decile (the default; {TIE_RULES[ALL_TIED]}), or are drawn at "
+        "random over seeded draws; the group sizes are reported. The names of S and U are those with the highest "
+        "positive PMI with a book of their group, none in both; names tied on PMI at the set size follow the same "
+        "rule: all in (S and U may then differ in size, and o compares errors per name: "
+        "log((in S / |S|) / (in U / |U|))) or drawn. The analysis is reported for several set sizes (by default "
+        f"{sizes} names per set), one row each, so that the spread over set constructions shows beside the spread "
+        "over tie draws.")
 
 
 def _mlm_generation(run: dict) -> str:

@@ -1,8 +1,9 @@
 """Downstream-validity charts and tables, registered in the export registry.
 
 Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png --option key=value``); every one takes
-``model`` (whose answers), ``by`` (whose name-cloze accuracy groups the books; default: ``model``) and
-``groups`` (decile or quintile):
+``model`` (whose answers), ``by`` (whose name-cloze accuracy groups the books; default: ``model``),
+``groups`` (decile or quintile), ``ties`` (``all``: every book tied at a cut goes in; ``draw``: tied books drawn
+at random over ``draws`` seeded draws, the median draw shown with the spread over the draws) and ``seed``:
 
 - ``validity-year-groups``  mean absolute error of the year by group (top, bottom, all) with 95% bootstrap
                             intervals, the missing share and the permutation p of top - bottom;
@@ -32,7 +33,7 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
 from workbench.probes.validity import NARRATIVE_TIME, YEAR
-from workbench.probes.validity.groups import ALL, BOTTOM, MIDDLE, TOP
+from workbench.probes.validity.groups import ALL, ALL_TIED, BOTTOM, DEFAULT_DRAWS, MIDDLE, TOP
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -58,6 +59,10 @@ def _model(project: "Project", task: str, model: str | None) -> str:
 def _choices(project: "Project", task: str, model: str | None, by: str | None) -> tuple[str, str]:
     model = _model(project, task, model)
     return model, by or model
+
+
+def _ties(ties: Any, draws: Any) -> dict[str, Any]:
+    return {"ties": str(ties or ALL_TIED), "draws": int(draws or DEFAULT_DRAWS)}
 
 
 def _years(value: Any) -> tuple[int, int]:
@@ -90,13 +95,14 @@ def _reference(project: "Project", reference: str | None) -> str:
 
 # ---------------------------------------------------------------------------- year: MAE by group
 def year_groups_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                      seed: Any = 0, years: Any = None, spans: Any = None, **_: Any) -> pd.DataFrame:
+                      seed: Any = 0, years: Any = None, spans: Any = None, ties: Any = None, draws: Any = None,
+                      **_: Any) -> pd.DataFrame:
     """The year table's top, bottom and all rows, with the difference's p-value on each row."""
     from workbench.probes.validity.year import year_table
 
     model, by = _choices(project, YEAR, model, by)
     return groups_plot(year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years),
-                                  spans=_spans(spans)))
+                                  spans=_spans(spans), **_ties(ties, draws)))
 
 
 def groups_plot(table: pd.DataFrame) -> pd.DataFrame:
@@ -105,9 +111,11 @@ def groups_plot(table: pd.DataFrame) -> pd.DataFrame:
     frame = table[table["group"].isin([TOP, BOTTOM, ALL])].copy()
     frame["difference_mae"] = difference["mae"]
     frame["difference_p_value"] = difference["p_value"]
-    columns = ["model", "by", "groups", "group", "books", "predicted", "missing", "missing_share", "mae", "mae_ci_low",
-               "mae_ci_high", "spearman_rho", "spearman_p", "difference_mae", "difference_p_value", "note", "answers",
-               "parsed", "parse_rate", "parse_ci_low", "parse_ci_high", "approximate", "spans"]
+    frame["difference_mae_p5"], frame["difference_mae_p95"] = difference["mae_p5"], difference["mae_p95"]
+    columns = ["model", "by", "groups", "tie_rule", "draws", "group", "books", "predicted", "missing", "missing_share",
+               "mae", "mae_ci_low", "mae_ci_high", "mae_p5", "mae_p95", "spearman_rho", "spearman_p", "difference_mae",
+               "difference_mae_p5", "difference_mae_p95", "difference_p_value", "note", "answers", "parsed",
+               "parse_rate", "parse_ci_low", "parse_ci_high", "approximate", "spans"]
     return frame[columns].reset_index(drop=True)
 
 
@@ -133,6 +141,9 @@ def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     p = first["difference_p_value"]
     test = (f"top \u2212 bottom = {first['difference_mae']:.1f} years, permutation p = {p:.3g}"
             if isinstance(p, float) and not math.isnan(p) else "top \u2212 bottom: not enough books to test")
+    if first.get("tie_rule") == "draw" and first.get("draws"):
+        test += (f"\nmedian of {int(first['draws'])} draws of the tied books; over the draws "
+                 f"{first['difference_mae_p5']:.1f} to {first['difference_mae_p95']:.1f} (5th-95th percentile)")
     ax.set_title(f"Year of first publication: {first['model']}, books grouped by {first['by']} ({first['groups']}s)\n"
                  f"{test}", fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
@@ -140,12 +151,14 @@ def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
 
 # ---------------------------------------------------------------------------- year: error against accuracy
 def year_error_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                     years: Any = None, spans: Any = None, **_: Any) -> pd.DataFrame:
+                     years: Any = None, spans: Any = None, seed: Any = 0, ties: Any = None, draws: Any = None,
+                     **_: Any) -> pd.DataFrame:
     """Books with a prediction and an accuracy: accuracy, absolute error, group; rho and p on every row."""
-    from workbench.probes.validity.year import year_books
+    from workbench.probes.validity.year import year_results
 
     model, by = _choices(project, YEAR, model, by)
-    books = year_books(project, model, by, groups=groups, year_range=_years(years), spans=_spans(spans))
+    books, _table = year_results(project, model, by, groups=groups, year_range=_years(years), seed=int(seed),
+                                 spans=_spans(spans), **_ties(ties, draws))
     return error_plot(books, model, by, groups)
 
 
@@ -184,14 +197,15 @@ def draw_year_error(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
 
 # ---------------------------------------------------------------------------- narrative time
 def narrative_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                    reference: str | None = None, seed: Any = 0, **_: Any) -> pd.DataFrame:
+                    reference: str | None = None, seed: Any = 0, ties: Any = None, draws: Any = None,
+                    **_: Any) -> pd.DataFrame:
     """Passages with a reference and a prediction, their group, and each group's rho (and interval)."""
-    from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+    from workbench.probes.validity.narrative_time import narrative_results
 
     model, by = _choices(project, NARRATIVE_TIME, model, by)
     reference = _reference(project, reference)
-    items = narrative_items(project, model, by, reference, groups=groups)
-    table = narrative_table(project, model, by, reference, groups=groups, seed=int(seed), items=items)
+    items, table = narrative_results(project, model, by, reference, groups=groups, seed=int(seed),
+                                     **_ties(ties, draws))
     return narrative_plot(items, table)
 
 
@@ -261,11 +275,13 @@ def answers_table(project: "Project", task: str = YEAR, model: str | None = None
 
 
 def year_table_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                     seed: Any = 0, years: Any = None, spans: Any = None, **_: Any) -> pd.DataFrame:
+                     seed: Any = 0, years: Any = None, spans: Any = None, ties: Any = None, draws: Any = None,
+                     **_: Any) -> pd.DataFrame:
     from workbench.probes.validity.year import year_table
 
     model, by = _choices(project, YEAR, model, by)
-    return year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years), spans=_spans(spans))
+    return year_table(project, model, by, groups=groups, seed=int(seed), year_range=_years(years), spans=_spans(spans),
+                      **_ties(ties, draws))
 
 
 def unparsed_table(project: "Project", task: str = YEAR, model: str | None = None, by: str | None = None,
@@ -282,11 +298,12 @@ def unparsed_table(project: "Project", task: str = YEAR, model: str | None = Non
 
 
 def narrative_table_frame(project: "Project", model: str | None = None, by: str | None = None, groups: str = "decile",
-                          reference: str = "imported", seed: Any = 0, **_: Any) -> pd.DataFrame:
+                          reference: str = "imported", seed: Any = 0, ties: Any = None, draws: Any = None,
+                          **_: Any) -> pd.DataFrame:
     from workbench.probes.validity.narrative_time import narrative_table
 
     model, by = _choices(project, NARRATIVE_TIME, model, by)
-    return narrative_table(project, model, by, reference, groups=groups, seed=int(seed))
+    return narrative_table(project, model, by, reference, groups=groups, seed=int(seed), **_ties(ties, draws))
 
 
 register_chart(ChartSpec("validity-year-groups", "Validity: year error by group", year_groups_frame, draw_year_groups,
@@ -323,15 +340,17 @@ register_table(TableSpec("validity-unparsed", "Validity: answers without a value
 
 # ---------------------------------------------------------------------------- everything a page shows at once
 def year_report(project: "Project", model: str, by: str, *, groups: str = "decile", seed: int = 0,
-                save_groups: bool = False, spans: str | None = None) -> dict[str, Any]:
-    """The year analysis as a page shows it: the group table, the per-book rows, both charts' frames, the
-    parse rate in words (``parsing``) and the answers without a value (``unparsed``), each computed once."""
+                save_groups: bool = False, spans: str | None = None, ties: str = ALL_TIED,
+                draws: int = DEFAULT_DRAWS) -> dict[str, Any]:
+    """The year analysis as a page shows it: the group table, the per-book rows (grouped as the table is: under
+    ``draw``, the median draw), both charts' frames, the parse rate in words (``parsing``) and the answers without
+    a value (``unparsed``), each computed once."""
     from workbench.probes.validity.parse_rate import parse_summary, spread_summary, unparsed_answers
-    from workbench.probes.validity.year import year_books, year_span_spread, year_table
+    from workbench.probes.validity.year import year_results, year_span_spread
 
     spans = _spans(spans)
-    books = year_books(project, model, by, groups=groups, save_groups=save_groups, spans=spans)
-    table = year_table(project, model, by, groups=groups, seed=seed, books=books, spans=spans)
+    books, table = year_results(project, model, by, groups=groups, seed=seed, save_groups=save_groups, spans=spans,
+                                ties=ties, draws=draws)
     spread = year_span_spread(project, model, by, groups=groups)
     return {"table": table, "rows": books, "charts": {"validity-year-groups": groups_plot(table),
                                                       "validity-year-error": error_plot(books, model, by, groups)},
@@ -340,13 +359,14 @@ def year_report(project: "Project", model: str, by: str, *, groups: str = "decil
 
 
 def narrative_report(project: "Project", model: str, by: str, reference: str, *, groups: str = "decile",
-                     seed: int = 0, save_groups: bool = False) -> dict[str, Any]:
+                     seed: int = 0, save_groups: bool = False, ties: str = ALL_TIED,
+                     draws: int = DEFAULT_DRAWS) -> dict[str, Any]:
     """The narrative-time analysis as a page shows it (see ``year_report``)."""
-    from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+    from workbench.probes.validity.narrative_time import narrative_results
     from workbench.probes.validity.parse_rate import parse_summary, unparsed_answers
 
-    items = narrative_items(project, model, by, reference, groups=groups, save_groups=save_groups)
-    table = narrative_table(project, model, by, reference, groups=groups, seed=seed, items=items)
+    items, table = narrative_results(project, model, by, reference, groups=groups, seed=seed,
+                                     save_groups=save_groups, ties=ties, draws=draws)
     return {"table": table, "rows": items, "charts": {"validity-narrative-time": narrative_plot(items, table)},
             "parsing": parse_summary(table),
             "unparsed": unparsed_answers(project, NARRATIVE_TIME, model, by, groups=groups, reference=reference)}

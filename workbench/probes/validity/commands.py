@@ -86,6 +86,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _analysis_arguments(p: argparse.ArgumentParser) -> None:
+    from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, TIE_RULES
+
     add_project_argument(p)
     p.add_argument("--model", required=True, metavar="LABEL", help="the model whose answers are analysed")
     p.add_argument("--by", required=True, metavar="LABEL", help="the model whose name-cloze accuracy groups the books")
@@ -93,8 +95,13 @@ def _analysis_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--per-book", action="store_true", help="one row per book (per passage for narrative time)")
     p.add_argument("--unparsed", action="store_true",
                    help="list every answer the analysis counts that gave no value (book, passage, raw answer, why)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and permutations)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and permutations, and tie draws)")
     p.add_argument("--resamples", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    p.add_argument("--ties", choices=list(TIE_RULES), default=ALL_TIED,
+                   help="books tied at a cut: 'all' go in (a group may be larger than its share), or 'draw' at random "
+                        "over --draws seeded draws (the median draw is shown, with the spread over the draws)")
+    p.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
+                   help=f"draws of the ties with --ties draw (default {DEFAULT_DRAWS})")
     add_format_argument(p)
 
 
@@ -220,7 +227,7 @@ def _print_analysis(table, fmt: str, more: str = "") -> int:
 
 def cmd_year(args: argparse.Namespace) -> int:
     from workbench.probes.validity.parse_rate import spread_summary, unparsed_answers
-    from workbench.probes.validity.year import year_books, year_span_spread, year_table
+    from workbench.probes.validity.year import year_results, year_span_spread
 
     years = _year_range(args.years)
     with opened(args.project) as project:
@@ -230,23 +237,22 @@ def cmd_year(args: argparse.Namespace) -> int:
             return _print_unparsed(frame, args.format)
         if args.compare_spans:
             frame = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
-        elif args.per_book:
-            frame = year_books(project, args.model, args.by, groups=args.groups, year_range=years, save_groups=True,
-                               spans=args.spans)
-            frame = frame[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut",
-                           "flag"]]
         else:
-            frame = year_table(project, args.model, args.by, groups=args.groups, year_range=years, seed=args.seed,
-                               resamples=args.resamples, permutations=args.permutations, save_groups=True,
-                               spans=args.spans)
-            spread = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
-            return _print_analysis(frame, args.format, spread_summary(spread, args.spans) + " (--compare-spans)")
+            books, frame = year_results(project, args.model, args.by, groups=args.groups, year_range=years,
+                                        seed=args.seed, resamples=args.resamples, permutations=args.permutations,
+                                        save_groups=True, spans=args.spans, ties=args.ties, draws=args.draws)
+            if args.per_book:
+                frame = books[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut",
+                               "flag"]]
+            else:
+                spread = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
+                return _print_analysis(frame, args.format, spread_summary(spread, args.spans) + " (--compare-spans)")
     print_frame(frame, args.format)
     return 0
 
 
 def cmd_narrative_time(args: argparse.Namespace) -> int:
-    from workbench.probes.validity.narrative_time import narrative_items, narrative_table
+    from workbench.probes.validity.narrative_time import narrative_results
     from workbench.probes.validity.parse_rate import unparsed_answers
 
     with opened(args.project) as project:
@@ -254,11 +260,12 @@ def cmd_narrative_time(args: argparse.Namespace) -> int:
             frame = unparsed_answers(project, "narrative-time", args.model, args.by, groups=args.groups,
                                      reference=args.reference)
             return _print_unparsed(frame, args.format)
+        items, frame = narrative_results(project, args.model, args.by, args.reference, groups=args.groups,
+                                         seed=args.seed, resamples=args.resamples, save_groups=True, ties=args.ties,
+                                         draws=args.draws)
         if args.per_book:
-            frame = narrative_items(project, args.model, args.by, args.reference, groups=args.groups, save_groups=True)
+            frame = items
         else:
-            frame = narrative_table(project, args.model, args.by, args.reference, groups=args.groups, seed=args.seed,
-                                    resamples=args.resamples, save_groups=True)
             return _print_analysis(frame, args.format)
     print_frame(frame, args.format)
     return 0

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, CONFIDENCE
 from workbench.analysis.permutation import PERMUTATION_RESAMPLES
-from workbench.corpus.book_sets import GROUP_FRACTIONS
+from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, DRAW_TIES, GROUP_FRACTIONS, TIE_RULES
 from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, register_methods
 from workbench.probes.validity import NARRATIVE_TIME, RUN_KINDS, YEAR
-from workbench.probes.validity.groups import SMALL_GROUP
+from workbench.probes.validity.groups import SMALL_GROUP, SPREAD_PERCENTILES
 from workbench.probes.validity.parsers import DEFAULT_SPANS, SPAN_RULES, YEAR_RANGE
 from workbench.probes.validity.passages import TRIES_PER_PASSAGE, WORD_TOLERANCE
 
@@ -103,8 +103,12 @@ def validity_paragraph(runs: list[dict]) -> str:
     fractions = " or ".join(f"{kind} ({value:.0%})" for kind, value in GROUP_FRACTIONS.items())
     parts.append(
         "Books are grouped by one model's name-cloze accuracy (books with fewer passages than asked for left out): the "
-        f"top and bottom {fractions} of the ranking, at least one book each and never more than half the books; ties "
-        "at the cut are broken by the lower bound of the accuracy's interval, then by title, and marked.")
+        f"top and bottom {fractions} of the ranking, at least one book each and never more than half the books. Books "
+        f"tied at a cut are treated by a stated rule, named with each table: either {TIE_RULES[ALL_TIED]} (the "
+        f"default; the groups' sizes are reported), or {TIE_RULES[DRAW_TIES]} (by default {DEFAULT_DRAWS} draws; the "
+        f"table shows the draw with the median top - bottom difference and the {SPREAD_PERCENTILES[0]}th and "
+        f"{SPREAD_PERCENTILES[1]}th percentile of each group's statistic over the draws). The order of tied books "
+        "(their titles, say) never decides which of them are in.")
     return " ".join(parts)
 
 

@@ -23,9 +23,12 @@ Each group's row also says how many of its answers the parser read (``answers``,
 ``parse_p_value``), and every row names the parser's rule for spans of years (``spans``): see
 ``workbench.probes.validity.parse_rate`` and ``parsers``.
 
-Groups with fewer than ``SMALL_GROUP`` books with a prediction are flagged in ``note``, and so are the top
-and bottom group when some of their books tie at the cut with books left out (``tied_at_cut`` per book):
-the ranking's tie-breaks, not the accuracy, put those books in, as the error analysis says too.
+Groups with fewer than ``SMALL_GROUP`` books with a prediction are flagged in ``note``. Books tied at a cut
+are treated by the tie rule ``ties`` (``groups``), as in the error analysis: all of them in (the default; the
+top and bottom row's note says how many and how large the group became), or drawn at random over ``draws``
+seeded draws, when the table is the median draw's (by the top - bottom MAE difference) and ``mae_p5`` /
+``mae_p95`` give the 5th and 95th percentile of each row's MAE over the draws (under ``all`` they equal
+``mae``). ``tied_at_cut`` per book marks the books from such a tie.
 """
 
 from __future__ import annotations
@@ -44,12 +47,17 @@ from workbench.probes.validity import YEAR
 from workbench.probes.validity.answers import task_answers
 from workbench.probes.validity.groups import (
     ALL,
+    ALL_TIED,
     BOTTOM,
+    DEFAULT_DRAWS,
     DIFFERENCE,
     MIDDLE,
     SMALL_GROUP,
     TOP,
+    group_cuts,
     memorization_groups,
+    over_draws,
+    spread_note,
     tie_notes,
     with_groups,
 )
@@ -63,12 +71,13 @@ BOOK_COLUMNS = ["book_id", "book", "group", "accuracy", "year", "answer", "predi
                 "missing", "reason", "tied_at_cut", "flag", "parsed", "approximate", "declined"]
 TABLE_COLUMNS = ["group", "books", "missing", "missing_share", "mae", "mae_ci_low", "mae_ci_high", "p_value",
                  "spearman_rho", "spearman_p", "missing_ci_low", "missing_ci_high", "missing_p_value", "predicted",
-                 "model", "by", "groups", "note", *PARSE_COLUMNS, "parse_p_value", "spans"]
+                 "model", "by", "groups", "note", *PARSE_COLUMNS, "parse_p_value", "spans", "tie_rule", "draws",
+                 "mae_p5", "mae_p95"]
 
 
 def year_books(project: "Project", model: str, by: str, *, groups: str = "decile",
                year_range: tuple[int, int] = YEAR_RANGE, save_groups: bool = False,
-               spans: str = DEFAULT_SPANS) -> pd.DataFrame:
+               spans: str = DEFAULT_SPANS, ties: str = ALL_TIED, seed: int = 0) -> pd.DataFrame:
     """One row per book with an answer (see the module docstring); ``group`` is '' for books the grouping
     model has no accuracy for. ``flag`` says how a value was made from a span; ``parsed``, ``approximate``
     and ``declined`` count the book's answers with a value, with a flagged value, and declined
@@ -77,7 +86,7 @@ def year_books(project: "Project", model: str, by: str, *, groups: str = "decile
     answers = answers[answers["status"] == "ok"]
     if answers.empty:
         raise UserError(f"'{model}' has no answers to the year task yet: run it, or import its answers.")
-    grouping = memorization_groups(project, by, groups, save=save_groups)
+    grouping = memorization_groups(project, by, groups, save=save_groups, ties=ties, seed=seed)
     rows = []
     for book_id, part in answers.groupby("book_id", sort=False):
         truth = part["truth_year"].to_numpy(dtype=float)
@@ -99,6 +108,10 @@ def year_books(project: "Project", model: str, by: str, *, groups: str = "decile
                                                                              *counts.columns[1:])])
     frame = with_groups(frame.merge(counts, on="book_id", how="left"), grouping)
     frame["year"] = frame["year"].astype("Int64")
+    return _ordered(frame)
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     order = {TOP: 0, MIDDLE: 1, "": 2, BOTTOM: 3}
     frame = frame.assign(_order=frame["group"].map(order)).sort_values(
         ["_order", "accuracy", "book"], ascending=[True, False, True], kind="stable")
@@ -121,24 +134,50 @@ def _group_row(name: str, books: pd.DataFrame, seed: int, resamples: int) -> dic
             "mae_ci_low": mae_low, "mae_ci_high": mae_high, "note": note}
 
 
+def _mae_by_group(books: pd.DataFrame) -> dict[str, float]:
+    """The MAE of the top and bottom books with a prediction and their difference (what a tie draw moves)."""
+    values = {}
+    for group in (TOP, BOTTOM):
+        errors = books.loc[books["group"] == group, "abs_error"].dropna().to_numpy(dtype=float)
+        values[group] = float(errors.mean()) if len(errors) else math.nan
+    values[DIFFERENCE] = values[TOP] - values[BOTTOM]
+    return values
+
+
 def year_table(project: "Project", model: str, by: str, *, groups: str = "decile",
                year_range: tuple[int, int] = YEAR_RANGE, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES,
                permutations: int = PERMUTATION_RESAMPLES, save_groups: bool = False,
-               books: pd.DataFrame | None = None, spans: str = DEFAULT_SPANS) -> pd.DataFrame:
+               books: pd.DataFrame | None = None, spans: str = DEFAULT_SPANS, ties: str = ALL_TIED,
+               draws: int = DEFAULT_DRAWS) -> pd.DataFrame:
     """The year analysis per group (top, bottom, all, difference; see the module docstring), with the parse
     rate of each (``workbench.probes.validity.parse_rate``) and the rule for spans of years in ``spans``.
     ``books``: the per-book table when the caller has it already (``year_books`` with the same choices)."""
+    return year_results(project, model, by, groups=groups, year_range=year_range, seed=seed, resamples=resamples,
+                        permutations=permutations, save_groups=save_groups, books=books, spans=spans, ties=ties,
+                        draws=draws)[1]
+
+
+def year_results(project: "Project", model: str, by: str, *, groups: str = "decile",
+                 year_range: tuple[int, int] = YEAR_RANGE, seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES,
+                 permutations: int = PERMUTATION_RESAMPLES, save_groups: bool = False,
+                 books: pd.DataFrame | None = None, spans: str = DEFAULT_SPANS, ties: str = ALL_TIED,
+                 draws: int = DEFAULT_DRAWS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The per-book table grouped as the table reports it (under ``draw``: the median draw) and the table."""
     from scipy.stats import fisher_exact
 
+    cuts = group_cuts(project, by, groups, ties, seed=seed, draws=draws)
     if books is None:
         books = year_books(project, model, by, groups=groups, year_range=year_range, save_groups=save_groups,
-                           spans=spans)
+                           spans=spans, ties=ties, seed=seed)
+    books, spread = over_draws(books, cuts, _mae_by_group)
+    books = _ordered(books)
+    every_book = books
     no_year = int(books["year"].isna().sum())
     books = books[books["year"].notna()]
     top, bottom = books[books["group"] == TOP], books[books["group"] == BOTTOM]
     rows = [_group_row(TOP, top, seed, resamples), _group_row(BOTTOM, bottom, seed, resamples),
             _group_row(ALL, books, seed, resamples)]
-    for row, tied in zip(rows, tie_notes(books).values()):
+    for row, tied in zip(rows, tie_notes(cuts).values()):
         row["note"] = "; ".join(filter(None, [row["note"], tied]))
     correlated = books.dropna(subset=["abs_error", "accuracy"])
     result = spearman(correlated["accuracy"].astype(float), correlated["abs_error"].astype(float), resamples=0)
@@ -171,8 +210,14 @@ def year_table(project: "Project", model: str, by: str, *, groups: str = "decile
     for column in ("books", "missing", "predicted", "answers", "parsed", "approximate", "declined"):
         frame[column] = frame[column].astype("Int64")
     frame["model"], frame["by"], frame["groups"], frame["spans"] = model, by, groups, spans
+    frame["tie_rule"], frame["draws"] = ties, spread.draws if spread else 0
+    frame["mae_p5"], frame["mae_p95"] = frame["mae"], frame["mae"]
+    if spread is not None:
+        for group in (TOP, BOTTOM, DIFFERENCE):
+            frame.loc[frame["group"] == group, ["mae_p5", "mae_p95"]] = spread.low[group], spread.high[group]
+        frame.loc[frame["group"] == DIFFERENCE, "note"] += "; " + spread_note(spread, "MAE")
     frame["note"] = frame["note"].fillna("")
-    return frame
+    return every_book, frame
 
 
 SPREAD_COLUMNS = ["spans", "books", "parsed", "approximate", "missing_share", "missing_share_top", "missing_share_bottom",
