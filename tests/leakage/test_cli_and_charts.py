@@ -72,13 +72,13 @@ def test_overlap_and_frequency_commands(mini_corpus, books, capsys):
 
 def test_membership_and_surprisal_commands(scoring_models, books, tmp_path, capsys):
     path = str(scoring_models.path)
-    assert main(["membership", "run", path, "--model", "tiny", "--reference", "tiny-ref"]) == 0
+    assert main(["membership", "run", path, "--model", "tiny", "--reference-model", "tiny-ref"]) == 0
     capsys.readouterr()
-    assert main(["membership", "scores", path, "--model", "tiny", "--reference", "tiny-ref", "--format", "csv"]) == 0
+    assert main(["membership", "scores", path, "--model", "tiny", "--reference-model", "tiny-ref", "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
     assert len(rows) == 3 and all(r["ref_ratio"] for r in rows)
     assert list(rows[0])[:8] == ["book", "passage_id", "tokens", "perplexity", "zlib_ratio", "min_k", "min_k_pp", "ref_ratio"]
-    assert main(["membership", "scores", path, "--model", "tiny", "--per-book", "--format", "csv"]) == 0
+    assert main(["membership", "scores", path, "--model", "tiny", "--books", "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
     assert {r["book"]: r["member"] for r in rows} == {"Harbour": "yes", "Orchard": "yes", "Elsewhere": "no"}
     assert main(["membership", "scores", path, "--model", "tiny", "--auc", "--format", "csv"]) == 0

@@ -52,7 +52,7 @@ def test_run_classify_validate_stats_and_charts(project, decade_models, decade_b
     shares = csv_of(out)
     assert code == 0 and {"share", "ci_low", "ci_high", "n", "unparsed", "failed", "small_sample"} <= set(shares.columns)
     assert set(shares["n"]) == {2} and shares["small_sample"].all()
-    code, out, _ = run_cli(capsys, "rep", "stats", path, "--table", "tests", "--classifier", "judge:tiny-judge",
+    code, out, _ = run_cli(capsys, "rep", "stats", path, "--table", "tests", "--judge", "tiny-judge",
                            "--format", "csv")
     assert code == 0 and {"chi-square", "kruskal-wallis"} >= set(csv_of(out)["test"])
 

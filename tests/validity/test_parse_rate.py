@@ -178,7 +178,7 @@ def test_the_cli_reports_the_parse_rate_and_lists_the_unparsed_answers(phrased, 
     project, _ = phrased
     path = project.path
     project.close()
-    code = main(["validity", "year", str(path), "--model", "alpha", "--by", "alpha", "--resamples", "20",
+    code = main(["validity", "year", str(path), "--model", "alpha", "--grouped-by", "alpha", "--resamples", "20",
                  "--permutations", "19"])
     out = capsys.readouterr().out
     assert code == 0
@@ -186,19 +186,19 @@ def test_the_cli_reports_the_parse_rate_and_lists_the_unparsed_answers(phrased, 
     assert f"all {(N - len(DECLINED)) / N:.0%} ({N - len(DECLINED)} of {N}, 95% CI" in out
     assert f"{len(DECLINED)} declined by the model" in out and "--unparsed" in out
     assert "Spans of years: 'decade'" in out and "Under the other rules for spans: 'missing': missing" in out
-    code = main(["validity", "year", str(path), "--model", "alpha", "--by", "alpha", "--compare-spans", "--format",
+    code = main(["validity", "year", str(path), "--model", "alpha", "--grouped-by", "alpha", "--compare-spans", "--format",
                  "csv"])
     spread = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert code == 0 and list(spread["spans"]) == ["missing", "decade", "century"]
-    code = main(["validity", "year", str(path), "--model", "alpha", "--by", "alpha", "--unparsed", "--format", "csv"])
+    code = main(["validity", "year", str(path), "--model", "alpha", "--grouped-by", "alpha", "--unparsed", "--format", "csv"])
     listed = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert code == 0 and len(listed) == len(DECLINED) and {"book", "passage_id", "raw", "reason", "passage"} <= set(
         listed.columns)
-    code = main(["validity", "narrative-time", str(path), "--model", "alpha", "--by", "alpha", "--reference",
+    code = main(["validity", "narrative-time", str(path), "--model", "alpha", "--grouped-by", "alpha", "--reference",
                  "imported", "--unparsed"])
     out = capsys.readouterr().out
     assert code == 0 and "I can't tell." in out and f"{N // 5} answer(s) without a value." in out
-    code = main(["validity", "year", str(path), "--model", "alpha", "--by", "alpha", "--spans", "century",
+    code = main(["validity", "year", str(path), "--model", "alpha", "--grouped-by", "alpha", "--spans", "century",
                  "--format", "csv", "--resamples", "20", "--permutations", "19"])
     captured = capsys.readouterr()
     assert code == 0 and set(pd.read_csv(io.StringIO(captured.out))["spans"]) == {"century"}

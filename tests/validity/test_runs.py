@@ -115,10 +115,10 @@ def test_a_paid_model_is_estimated_and_the_command_asks_first(server_model, caps
     estimate = estimate_run(project, "year", "paid", template="short-year")
     assert estimate.requests == 4 and estimate.max_completion_tokens == 4 * 12 and estimate.prompt_tokens > 0
     assert estimate.cost is not None and estimate.cost > 0
-    code = main(["validity", "run", str(project.path), "--task", "year", "--model", "paid", "--template", "short-year"])
+    code = main(["validity", "run", str(project.path), "--question", "year", "--model", "paid", "--template", "short-year"])
     assert code == 1 and "Nothing was asked. 4 requests" in capsys.readouterr().err
     assert project.db.execute("SELECT COUNT(*) FROM runs WHERE kind = 'validity-year'").fetchone()[0] == 0
-    assert main(["validity", "run", str(project.path), "--task", "year", "--model", "tiny-server", "--template",
+    assert main(["validity", "run", str(project.path), "--question", "year", "--model", "tiny-server", "--template",
                  "short-year", "--max-tokens", "4", "--yes"]) == 0
     assert "4 of 4 passages answered" in capsys.readouterr().out
 
@@ -131,14 +131,14 @@ def rows(text: str) -> list[dict]:
 def test_the_analysis_commands_print_the_fixed_columns(studied, capsys):
     project, ids = studied
     capsys.readouterr()
-    assert main(["validity", "year", str(project.path), "--model", "alpha", "--by", "alpha", "--groups", "quintile",
+    assert main(["validity", "year", str(project.path), "--model", "alpha", "--grouped-by", "alpha", "--groups", "quintile",
                  "--format", "csv"]) == 0
     table = rows(capsys.readouterr().out)
     assert list(table[0])[:10] == ["group", "books", "missing", "missing_share", "mae", "mae_ci_low", "mae_ci_high",
                                    "p_value", "spearman_rho", "spearman_p"]
     assert [r["group"] for r in table] == ["top", "bottom", "all", "difference"]
     assert table[3]["p_value"] != "" and table[2]["spearman_rho"] != "" and table[0]["spearman_rho"] == ""
-    assert main(["validity", "year", str(project.path), "--model", "alpha", "--by", "beta", "--per-book",
+    assert main(["validity", "year", str(project.path), "--model", "alpha", "--grouped-by", "beta", "--books",
                  "--format", "csv"]) == 0
     books = rows(capsys.readouterr().out)
     assert list(books[0]) == ["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut",
@@ -147,7 +147,7 @@ def test_the_analysis_commands_print_the_fixed_columns(studied, capsys):
         ("top", "False")] + [("bottom", "True")] * 9  # beta gets nine books wholly wrong: all of them are in
     refused = next(b for b in books if b["book"] == "b05")
     assert refused["predicted"] == "" and refused["answer"] == "I cannot say."
-    assert main(["validity", "narrative-time", str(project.path), "--model", "alpha", "--by", "alpha", "--reference",
+    assert main(["validity", "narrative-time", str(project.path), "--model", "alpha", "--grouped-by", "alpha", "--reference",
                  "imported", "--format", "csv"]) == 0
     table = rows(capsys.readouterr().out)
     assert list(table[0])[:5] == ["group", "items", "spearman_rho", "ci_low", "ci_high"]
@@ -159,16 +159,16 @@ def test_passages_and_predictions_by_command(project, tmp_path, capsys):
     assert main(["validity", "passages", str(project.path), "--words", "60", "--per-book", "2", "--seed", "3"]) == 0
     assert "2 passage(s) in 1 book(s)." in capsys.readouterr().out
     path = write(tmp_path / "answers.csv", "book,passage_id,answer\nBee,1,1851\nBee,2,the 1850s\n")
-    assert main(["validity", "import", str(project.path), "--task", "year", "--model-label", "outside", str(path)]) == 0
+    assert main(["validity", "import", str(project.path), "--question", "year", "--model-label", "outside", str(path)]) == 0
     answers = task_answers(project, "year", "outside")
     assert list(answers["value"]) == [1851, 1855] and list(answers["flag"]) == ["", "decade"]
     strict = task_answers(project, "year", "outside", spans="missing")
     assert list(strict["value"].fillna(0)) == [1851, 0] and strict["reason"].iloc[1].startswith("a decade, not one year")
     bad = write(tmp_path / "bad.csv", "book,answer\nBee,1851\nNobody,1900\n")
-    assert main(["validity", "import", str(project.path), "--task", "year", "--model-label", "x", str(bad)]) == 1
+    assert main(["validity", "import", str(project.path), "--question", "year", "--model-label", "x", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "line 2: the book has 2 passages" in err and "line 3: no book has" in err
     assert main(["validity", "passages", str(project.path), "--list", "--format", "csv"]) == 0
     assert len(rows(capsys.readouterr().out)) == 2 and book
-    assert main(["validity", "annotate", str(project.path), "--name", "timing"]) == 0
+    assert main(["validity", "annotate", str(project.path), "--task", "timing"]) == 0
     assert "with 2 passage(s)" in capsys.readouterr().out

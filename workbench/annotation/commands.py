@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("create", help="create an annotation task")
     _project_and_task(p)
-    p.add_argument("--kind", required=True, choices=["narrative-time", "summary-validity", "label"])
+    p.add_argument("--kind", required=True, choices=["narrative-time", "summary-validity", "label"],
+                   help="what annotators do: narrative-time (minutes of story time), summary-validity (pick the true "
+                        "summary) or label (choose labels)")
     p.add_argument("--labels", help="label tasks: the label set, comma-separated (e.g. woman,man,non-binary)")
     p.add_argument("--blind", action="store_true", help="hide book, author, model and condition from annotators")
     p.add_argument("--per-annotator", type=int, metavar="N", help="items per annotator (default: all items)")
@@ -49,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("summarize", help="summary-validity items: scenes summarized and distorted by a model")
     _project_and_task(p)
-    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest models)")
+    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest model list PROJECT lists them)")
     _book_selection(p, required=False)
     p.add_argument("--per-book", type=int, default=10, metavar="N", help="scenes per book (default 10)")
     p.add_argument("--seed", type=int, help="sampling and generation seed (default: the task's)")
@@ -64,17 +66,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("import-items", help="add items from a CSV/TSV file (item_id, text, optional gold)")
     _project_and_task(p)
-    p.add_argument("file", type=Path, metavar="FILE")
+    p.add_argument("file", type=Path, metavar="FILE", help="the file to read")
     p.set_defaults(handler=cmd_import_items)
 
     p = commands.add_parser("import", help="import answers made elsewhere (annotator, item_id, value)")
     _project_and_task(p)
-    p.add_argument("file", type=Path, metavar="FILE.csv")
+    p.add_argument("file", type=Path, metavar="FILE.csv", help="the file to read")
     p.set_defaults(handler=cmd_import)
 
     p = commands.add_parser("export", help="write a task's answers (or items, agreement, adjudications) as CSV")
     _project_and_task(p)
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.csv")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.csv", help="the file to write")
     p.add_argument("--table", default="annotations",
                    choices=["annotations", "items", "agreement", "adjudications"],
                    help="what to write (default: annotations; 'items' includes the hidden metadata)")
@@ -94,10 +96,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("adjudicate", help="store the agreed value for a disputed item (answers are kept)")
     _project_and_task(p)
-    p.add_argument("--item", required=True, metavar="ITEM_ID")
-    p.add_argument("--value", required=True)
-    p.add_argument("--by", default="", metavar="NAME", help="who decided")
-    p.add_argument("--note", default="")
+    p.add_argument("--item", required=True, metavar="ITEM_ID", help="the item's id, as the disagreements list shows it")
+    p.add_argument("--value", required=True, help="the decided answer")
+    p.add_argument("--adjudicator", default="", metavar="NAME", help="who decided (kept with the decision)")
+    p.add_argument("--note", default="", help="why it was decided so (kept with the decision)")
     p.set_defaults(handler=cmd_adjudicate)
 
 
@@ -248,6 +250,6 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     from workbench.annotation.adjudication import adjudicate
 
     with opened(args.project) as project:
-        stored = adjudicate(project, args.task, args.item, args.value, adjudicator=args.by, note=args.note)
+        stored = adjudicate(project, args.task, args.item, args.value, adjudicator=args.adjudicator, note=args.note)
     print(f"Item {stored['item_id']}: adjudicated as {stored['value']}.")
     return 0

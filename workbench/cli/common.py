@@ -51,6 +51,15 @@ class CommandParser(argparse.ArgumentParser):
         finally:
             self._intermixing = False
 
+# help texts several commands share (one wording for one option everywhere)
+MODEL_HELP = "the model's label (palimpsest model list PROJECT lists them)"
+BOOK_HELP = "the book's number (palimpsest books PROJECT lists them)"
+SEED_HELP = 'seed of the random choices: the same seed gives the same result'
+RETRY_HELP = 'ask again only for the items that failed before'
+FLAGGED_HELP = 'leave out books with fewer passages than were asked for (flagged at extraction)'
+CORPUS_HELP = "the reference corpus's name (palimpsest corpus list PROJECT lists them)"
+VARIANT_HELP = 'the book as written (original) or with its character names replaced (substituted)'
+
 
 def add_project_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", type=Path, help="the project file (.palimpsest)")

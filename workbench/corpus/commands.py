@@ -6,7 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, print_frame, progress_state
+from workbench.cli.common import (
+    BOOK_HELP,
+    add_format_argument,
+    add_project_argument,
+    opened,
+    print_frame,
+    progress_state,
+)
 from workbench.errors import UserError
 
 TABLE_COLUMNS = ["id", "title", "author", "year", "words", "tags"]
@@ -35,12 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("book", help="one book: its details and text statistics")
     add_project_argument(p)
-    p.add_argument("book_id", type=int, metavar="BOOK_ID")
+    p.add_argument("book_id", type=int, metavar="BOOK_ID", help=BOOK_HELP)
     p.set_defaults(handler=cmd_book)
 
     p = subparsers.add_parser("tag", help="set tags on a book, e.g. genre=gothic decade=1890s")
     add_project_argument(p)
-    p.add_argument("book_id", type=int, metavar="BOOK_ID")
+    p.add_argument("book_id", type=int, metavar="BOOK_ID", help=BOOK_HELP)
     p.add_argument("tags", nargs="*", metavar="KEY=VALUE", help="tags to set")
     p.add_argument("--remove", action="append", default=[], metavar="KEY", help="a tag to remove")
     p.set_defaults(handler=cmd_tag)

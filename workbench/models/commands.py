@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from workbench.cli.common import (
+    MODEL_HELP,
     add_format_argument,
     add_project_argument,
     add_yes_argument,
@@ -74,13 +75,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("test", help="send a one-line prompt; print the answer and how long it took")
     add_project_argument(p)
-    p.add_argument("label")
+    p.add_argument("label", help=MODEL_HELP)
     p.add_argument("--prompt", default=registry.TEST_PROMPT, help="what to send")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser("remove", help="remove a model")
     add_project_argument(p)
-    p.add_argument("label")
+    p.add_argument("label", help=MODEL_HELP)
     p.add_argument("--with-runs", action="store_true", help="also remove the runs (and responses) that used it")
     p.set_defaults(handler=cmd_remove)
 

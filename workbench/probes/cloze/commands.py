@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 from workbench.cli.common import (
+    FLAGGED_HELP,
+    MODEL_HELP,
+    RETRY_HELP,
     add_format_argument,
     add_project_argument,
     add_yes_argument,
@@ -47,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("run", help="ask a model to fill in the hidden names")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest models)")
+    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest model list PROJECT lists them)")
     p.add_argument("--template", default="name-cloze", metavar="NAME", help="prompt template (default name-cloze)")
     _add_book_choice(p)
     p.add_argument("--max-tokens", type=int, metavar="N", help="longest answer in tokens (default 16)")
@@ -57,18 +60,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("logprob", help="score how likely a local model finds each true name")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
-    p.add_argument("--template", default="name-cloze", metavar="NAME")
+    p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
+    p.add_argument("--template", default="name-cloze", metavar="NAME",
+                   help="the prompt template to use (palimpsest cloze templates PROJECT lists them)")
     _add_book_choice(p)
-    p.add_argument("--retry-failed", action="store_true")
+    p.add_argument("--retry-failed", action="store_true", help=RETRY_HELP)
     p.set_defaults(handler=cmd_logprob)
 
     p = commands.add_parser("baseline", help="the masked-language-model baseline (e.g. BERT)")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
     _add_book_choice(p)
     p.add_argument("--top-k", type=int, default=5, help="fills kept per passage (default 5)")
-    p.add_argument("--retry-failed", action="store_true")
+    p.add_argument("--retry-failed", action="store_true", help=RETRY_HELP)
     p.set_defaults(handler=cmd_baseline)
 
     p = commands.add_parser(
@@ -88,7 +92,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = commands.add_parser("accuracy", help="per-book accuracy with 95%% confidence intervals")
     add_project_argument(p)
     p.add_argument("--model", action="append", metavar="LABEL", help="only this model (repeatable)")
-    p.add_argument("--ci", choices=["wilson", "bootstrap"], default="wilson")
+    p.add_argument("--ci", choices=["wilson", "bootstrap"], default="wilson",
+                   help="the kind of 95%% interval: wilson (default) or bootstrap over passages")
     p.add_argument("--exclude-flagged", action="store_true", help="leave out books with too few passages")
     p.add_argument("--all-columns", action="store_true", help="also failures, candidates, flags, log-probability")
     add_format_argument(p)
@@ -97,30 +102,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = commands.add_parser("categories", help="mean accuracy by a book tag (or decade, source)")
     add_project_argument(p)
     p.add_argument("tag", help="a tag name such as genre, or decade, or source")
-    p.add_argument("--model", action="append", metavar="LABEL")
-    p.add_argument("--exclude-flagged", action="store_true")
+    p.add_argument("--model", action="append", metavar="LABEL", help=MODEL_HELP)
+    p.add_argument("--exclude-flagged", action="store_true", help=FLAGGED_HELP)
     add_format_argument(p)
     p.set_defaults(handler=cmd_categories)
 
     p = commands.add_parser("compare", help="two models book by book, with Wilcoxon and McNemar tests")
     add_project_argument(p)
-    p.add_argument("model_a", metavar="MODEL_A")
-    p.add_argument("model_b", metavar="MODEL_B")
-    p.add_argument("--exclude-flagged", action="store_true")
+    p.add_argument("model_a", metavar="MODEL_A", help="the first model (a)")
+    p.add_argument("model_b", metavar="MODEL_B", help="the second model (b); the difference is a minus b")
+    p.add_argument("--exclude-flagged", action="store_true", help=FLAGGED_HELP)
     p.add_argument("--books", action="store_true", help="print the per-book table instead of the tests")
     add_format_argument(p)
     p.set_defaults(handler=cmd_compare)
 
     p = commands.add_parser("year", help="Spearman correlation of accuracy with year of publication")
     add_project_argument(p)
-    p.add_argument("--model", action="append", metavar="LABEL")
-    p.add_argument("--exclude-flagged", action="store_true")
+    p.add_argument("--model", action="append", metavar="LABEL", help=MODEL_HELP)
+    p.add_argument("--exclude-flagged", action="store_true", help=FLAGGED_HELP)
     add_format_argument(p)
     p.set_defaults(handler=cmd_year)
 
     p = commands.add_parser("deciles", help="save the top and bottom tenth of books as book sets")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
     _add_tie_arguments(p, draws=False)
     add_format_argument(p)
     p.set_defaults(handler=cmd_deciles)
@@ -129,7 +134,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_project_argument(p)
     p.add_argument("--model", required=True, action="append", metavar="LABEL",
                    help="a model whose errors are analysed (repeat to compare several)")
-    p.add_argument("--grouped-by", "--by", dest="grouped_by", metavar="LABEL",
+    p.add_argument("--grouped-by", dest="grouped_by", metavar="LABEL",
                    help="the one model whose accuracy groups the books for every model analysed (default: the "
                         "first --model)")
     p.add_argument("--groups", choices=["decile", "quintile"], default="decile", help="top/bottom decile or quintile")
@@ -145,7 +150,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = commands.add_parser("templates", help="list prompt templates, or add a version from a file")
     add_project_argument(p)
     p.add_argument("--add", nargs=2, metavar=("NAME", "FILE"), help="save FILE's text as template NAME (new version)")
-    p.add_argument("--all-versions", action="store_true")
+    p.add_argument("--all-versions", action="store_true",
+                   help="list every version of each template, not only the newest")
     p.add_argument("--show", metavar="NAME", help="print a template's text")
     add_format_argument(p)
     p.set_defaults(handler=cmd_templates)
@@ -156,7 +162,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _add_book_choice(p: argparse.ArgumentParser) -> None:
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
     p.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE", help="only books with this tag")
-    p.add_argument("--set", dest="book_set", metavar="NAME", help="only books of this book set")
+    p.add_argument("--book-set", dest="book_set", metavar="NAME", help="only books of this book set")
 
 
 def _tags(pairs: list[str]) -> dict[str, str]:

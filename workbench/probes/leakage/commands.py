@@ -7,6 +7,11 @@ import sys
 from pathlib import Path
 
 from workbench.cli.common import (
+    BOOK_HELP,
+    CORPUS_HELP,
+    MODEL_HELP,
+    RETRY_HELP,
+    SEED_HELP,
     add_format_argument,
     add_project_argument,
     add_yes_argument,
@@ -51,7 +56,7 @@ def _register_corpus(subparsers) -> None:
 
     p = commands.add_parser("remote", help="add a remote infini-gram index (web API)")
     add_project_argument(p)
-    p.add_argument("--name", required=True)
+    p.add_argument("--name", required=True, help="the corpus's name in the project")
     p.add_argument("--url", required=True, help="the API address, e.g. https://api.infini-gram.io/")
     p.add_argument("--index", required=True, help="the index there, e.g. v4_piletrain_llama")
     p.add_argument("--no-check", action="store_true", help="do not ask the server for the corpus size now")
@@ -64,8 +69,9 @@ def _register_corpus(subparsers) -> None:
 
     p = commands.add_parser("remove", help="forget a corpus (and, with --delete-files, delete its index)")
     add_project_argument(p)
-    p.add_argument("name")
-    p.add_argument("--delete-files", action="store_true")
+    p.add_argument("name", help="the corpus's name (palimpsest corpus list PROJECT lists them)")
+    p.add_argument("--delete-files", action="store_true",
+                   help="also delete its index files beside the project (a local index only)")
     p.set_defaults(handler=cmd_corpus_remove)
 
 
@@ -78,27 +84,27 @@ def _register_leakage(subparsers) -> None:
 
     p = commands.add_parser("overlap", help="longest sequence each passage shares with the corpus (queries what is missing)")
     add_project_argument(p)
-    p.add_argument("--corpus", required=True, metavar="NAME")
+    p.add_argument("--corpus", required=True, metavar="NAME", help=CORPUS_HELP)
     p.add_argument("--background", metavar="CORPUS",
                    help="estimate the chance of each overlap on this other corpus of the project (local or remote), "
                         "as the leakage study does on Gigaword; default: the same corpus with the overlap's own "
                         "occurrences taken out of the counts")
     _source_argument(p)
     p.add_argument("--positions", action="store_true", help="add the longest match ending at every token")
-    p.add_argument("--retry-failed", action="store_true")
+    p.add_argument("--retry-failed", action="store_true", help=RETRY_HELP)
     add_format_argument(p)
     p.set_defaults(handler=cmd_overlap)
 
     p = commands.add_parser("frequency", help="how often each book's n-grams occur in the corpus, against cloze accuracy")
     add_project_argument(p)
-    p.add_argument("--corpus", required=True, metavar="NAME")
+    p.add_argument("--corpus", required=True, metavar="NAME", help=CORPUS_HELP)
     p.add_argument("--per-book", type=int, default=10, metavar="K", help="passages per book (default 10)")
     p.add_argument("--gram", type=int, default=10, metavar="N", help="words per n-gram (default 10)")
     p.add_argument("--split", metavar="TAG", help="compare within the values of this book tag (default: published "
                                                    "before 1928 / 1928 and later)")
     p.add_argument("--model", metavar="LABEL", help="whose name-cloze accuracy to compare with")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--book", type=int, action="append", metavar="ID")
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
+    p.add_argument("--book", type=int, action="append", metavar="ID", help=BOOK_HELP)
     p.add_argument("--correlations", action="store_true", help="print Spearman's rho (overall and per group) instead")
     add_format_argument(p)
     p.set_defaults(handler=cmd_frequency)
@@ -110,18 +116,21 @@ def _register_membership(subparsers) -> None:
 
     p = commands.add_parser("run", help="read the passages with a model (and a reference model)")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
-    p.add_argument("--reference", metavar="LABEL", help="a second model for the reference ratio")
+    p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
+    p.add_argument("--reference-model", dest="reference", metavar="LABEL",
+                   help="a second model for the reference ratio and difference")
     _source_argument(p)
-    p.add_argument("--retry-failed", action="store_true")
+    p.add_argument("--retry-failed", action="store_true", help=RETRY_HELP)
     p.set_defaults(handler=cmd_membership_run)
 
     p = commands.add_parser("scores", help="perplexity, zlib ratio, Min-K%%, Min-K%%++, reference ratio and difference")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
-    p.add_argument("--reference", metavar="LABEL")
+    p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
+    p.add_argument("--reference-model", dest="reference", metavar="LABEL",
+                   help="the second model read by membership run --reference-model")
     p.add_argument("--k", type=float, default=20.0, metavar="PERCENT", help="Min-K%% share of tokens (default 20)")
-    p.add_argument("--per-book", action="store_true", help="book means (with the member tag)")
+    p.add_argument("--books", dest="per_book", action="store_true",
+                   help="book means (with the member tag) instead of passages")
     p.add_argument("--auc", action="store_true", help="ROC AUC of each score over books tagged member=yes/no and over "
                                                        "their passages (interval: books redrawn)")
     p.add_argument("--tag", default="member", help="the book tag holding yes/no (default 'member')")
@@ -132,7 +141,7 @@ def _register_membership(subparsers) -> None:
 def _register_surprisal(subparsers) -> None:
     p = subparsers.add_parser("surprisal", help="word-by-word surprisal of a text (bits), for reading-time studies")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
     p.add_argument("file", type=Path, metavar="FILE", help="a text file")
     p.add_argument("--no-correction", action="store_true", help="leave out the leading-white-space correction")
     add_format_argument(p)
@@ -151,20 +160,20 @@ def _register_decop(subparsers) -> None:
     p.add_argument("--orders", type=int, choices=[4, 8, 12, 16, 20, 24], default=24, metavar="N",
                    help="option orders per passage: all 24 (default, as DE-COP), or 4, 8, 12, 16 or 20 (each place "
                         "of the verbatim passage equally often)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--retry-failed", action="store_true")
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
+    p.add_argument("--retry-failed", action="store_true", help=RETRY_HELP)
     add_yes_argument(p)
     p.set_defaults(handler=cmd_decop_run)
 
     p = commands.add_parser("paraphrases", help="review the paraphrases")
     add_project_argument(p)
-    p.add_argument("--paraphraser", required=True, metavar="LABEL")
+    p.add_argument("--paraphraser", required=True, metavar="LABEL", help="the model that writes the paraphrases")
     add_format_argument(p)
     p.set_defaults(handler=cmd_decop_paraphrases)
 
     p = commands.add_parser("regenerate", help="write new paraphrases for some passages")
     add_project_argument(p)
-    p.add_argument("--paraphraser", required=True, metavar="LABEL")
+    p.add_argument("--paraphraser", required=True, metavar="LABEL", help="the model that writes the paraphrases")
     p.add_argument("--passage", type=int, action="append", required=True, metavar="ITEM",
                    help="the passage's item_id (see decop paraphrases)")
     add_yes_argument(p)
@@ -176,7 +185,7 @@ def _register_decop(subparsers) -> None:
                                         "DE-COP's decision: ROC AUC of book scores, suspect books against clean books "
                                         "(tagged member=no, or published after the model's training cutoff).")
     add_project_argument(p)
-    p.add_argument("--model", metavar="LABEL")
+    p.add_argument("--model", metavar="LABEL", help=MODEL_HELP)
     p.add_argument("--cutoff-year", type=int, metavar="YEAR",
                    help="the last year of the model's training data: books published later count as clean (default: "
                         "the model's tag cutoff=YEAR, else none)")

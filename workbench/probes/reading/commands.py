@@ -7,6 +7,10 @@ import sys
 from pathlib import Path
 
 from workbench.cli.common import (
+    BOOK_HELP,
+    MODEL_HELP,
+    SEED_HELP,
+    VARIANT_HELP,
     add_format_argument,
     add_project_argument,
     add_yes_argument,
@@ -35,44 +39,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("scenes", help="cut a book into scenes of about N words (whole book, in order)")
     add_project_argument(p)
-    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("--book", type=int, required=True, metavar="ID", help=BOOK_HELP)
     p.add_argument("--words", type=int, default=800, metavar="N", help="about how many words a scene has (800)")
     add_format_argument(p)
     p.set_defaults(handler=cmd_scenes)
 
     p = commands.add_parser("summarize", help="a summary and a false summary of every scene, by a model")
     add_project_argument(p)
-    p.add_argument("--book", type=int, required=True, metavar="ID")
-    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest models)")
+    p.add_argument("--book", type=int, required=True, metavar="ID", help=BOOK_HELP)
+    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest model list PROJECT lists them)")
     p.add_argument("--hierarchical", action="store_true", help="also summaries of summaries, level by level")
     p.add_argument("--group", type=int, default=5, metavar="N", help="summaries joined per higher summary (5)")
     p.add_argument("--max-tokens", type=int, default=256, metavar="N", help="longest summary in tokens (256)")
-    p.add_argument("--attempts", type=int, default=3, metavar="N", help="tries per scene when an answer is unusable (3)")
+    p.add_argument("--attempts", type=int, default=3, metavar="N",
+                   help="tries per scene when an answer is unusable (3)")
     add_yes_argument(p)
     p.set_defaults(handler=cmd_summarize)
 
     p = commands.add_parser("import-summaries", help="summaries made elsewhere (CSV: scene, summary, false_summary)")
     add_project_argument(p)
-    p.add_argument("--book", type=int, required=True, metavar="ID")
-    p.add_argument("file", type=Path, metavar="FILE.csv")
+    p.add_argument("--book", type=int, required=True, metavar="ID", help=BOOK_HELP)
+    p.add_argument("file", type=Path, metavar="FILE.csv", help="the file to read")
     p.add_argument("--model-label", metavar="LABEL", help="the label the summaries go under (default: the file's name)")
     p.set_defaults(handler=cmd_import_summaries)
 
     p = commands.add_parser("substitute", help="replace the book's character names, consistently, with a seed")
     add_project_argument(p)
-    p.add_argument("--book", type=int, required=True, metavar="ID")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--book", type=int, required=True, metavar="ID", help=BOOK_HELP)
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     add_format_argument(p)
     p.set_defaults(handler=cmd_substitute)
 
     p = commands.add_parser("questions", help="build read-along and reconstruction questions for a book")
     add_project_argument(p)
-    p.add_argument("--book", type=int, required=True, metavar="ID")
+    p.add_argument("--book", type=int, required=True, metavar="ID", help=BOOK_HELP)
     p.add_argument("--every", type=int, default=5, metavar="K", help="a checkpoint after every K scenes (5)")
     p.add_argument("--options", type=int, default=6, metavar="N",
                    help="choices per question, 'None of the above' included (6)")
-    p.add_argument("--variant", choices=["original", "substituted"], default="original")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--variant", choices=["original", "substituted"], default="original", help=VARIANT_HELP)
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--kinds", default="lookahead,false-summary,other-book", metavar="K1,K2",
                    help="kinds of wrong options: lookahead, false-summary, other-book (all three)")
     p.add_argument("--reconstruction", type=int, default=20, metavar="N",
@@ -87,8 +92,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("run", help="ask a model the questions")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
-    p.add_argument("--variant", choices=["original", "substituted"], default="original")
+    p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
+    p.add_argument("--variant", choices=["original", "substituted"], default="original", help=VARIANT_HELP)
     p.add_argument("--context-words", type=int, metavar="N",
                    help="show at most the last N words of the book before each question (a run whose prompts "
                         "cannot fit the model is refused before anything is sent, saying how many words fit)")
@@ -104,7 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("curve", help="the forgetting curve: accuracy by retention demand, with 95%% CIs")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL")
+    p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
     p.add_argument("--by-kind", action="store_true", help="one curve per kind of wrong options")
     p.add_argument("--bins", metavar="W1,W2,...", help="lower edges of the bins in words (default 0,1000,2500,...)")
     add_format_argument(p)
@@ -113,15 +118,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for name, (helptext, _) in RESULT_TABLES.items():
         p = commands.add_parser(name, help=helptext)
         add_project_argument(p)
-        p.add_argument("--model", required=True, metavar="LABEL")
+        p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
         add_format_argument(p)
         p.set_defaults(handler=cmd_result_table)
 
     p = commands.add_parser("export", help="write a book's questions as JSON Lines")
     add_project_argument(p)
-    p.add_argument("--book", type=int, required=True, metavar="ID")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl")
-    p.add_argument("--variant", choices=["original", "substituted"])
+    p.add_argument("--book", type=int, required=True, metavar="ID", help=BOOK_HELP)
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="the file to write")
+    p.add_argument("--variant", choices=["original", "substituted"], help=VARIANT_HELP)
     p.add_argument("--text", type=Path, metavar="FILE.txt", help="also write the text the offsets refer to")
     p.set_defaults(handler=cmd_export)
 
@@ -130,7 +135,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--book", type=int, metavar="ID",
                    help="every question is for this book (default: the book each line names, by title or Gutenberg "
                         "number)")
-    p.add_argument("file", type=Path, metavar="FILE.jsonl")
+    p.add_argument("file", type=Path, metavar="FILE.jsonl", help="the file to read")
     p.add_argument("--variant", choices=["original", "substituted"], help="the text the questions are about")
     p.set_defaults(handler=cmd_import)
 

@@ -29,19 +29,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("import-set", help="add a REP or EEP set file (TOML) as a new set or a new version")
     add_project_argument(p)
-    p.add_argument("file", type=Path, metavar="FILE.toml")
+    p.add_argument("file", type=Path, metavar="FILE.toml", help="the file to read")
     p.set_defaults(handler=cmd_import_set)
 
     p = commands.add_parser("export-set", help="write a set's file (to edit it, or to share it)")
     add_project_argument(p)
     p.add_argument("name", help="the set: a demographic such as gender, or eep")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.toml")
-    p.add_argument("--version", type=int, help="an older version (default: the newest)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.toml", help="the file to write")
+    p.add_argument("--set-version", dest="version", type=int, metavar="N",
+                   help="an older version of the set (default: the newest)")
     p.set_defaults(handler=cmd_export_set)
 
     p = commands.add_parser("run", help="sample every role stem N times from a model (resumable)")
     add_project_argument(p)
-    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest models)")
+    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest model list PROJECT lists them)")
     p.add_argument("--demographic", action="append", metavar="D", help="a set to run (repeat; default: all)")
     _sampling_arguments(p, samples=50, max_tokens=100)
     p.add_argument("--retry-failed", action="store_true", help="redo only the completions that failed")
@@ -62,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("validate", help="create blinded label tasks for people to check the judge")
     add_project_argument(p)
-    p.add_argument("--task", required=True, metavar="NAME", help="task name (one task per demographic: NAME (gender) ...)")
+    p.add_argument("--task", required=True, metavar="NAME",
+                   help="task name (one task per demographic: NAME (gender) ...)")
     p.add_argument("--sample", type=int, default=50, metavar="N", help="completions per demographic (default 50)")
     p.add_argument("--demographic", action="append", metavar="D", help="only these sets (repeat; default: all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample and of the annotators' order (default 0)")
@@ -72,15 +74,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("agreement", help="judge against people: accuracy (Wilson CI) and Cohen's kappa")
     add_project_argument(p)
-    p.add_argument("--task", required=True, metavar="NAME")
+    p.add_argument("--task", required=True, metavar="NAME", help="the annotation task made by rep validate")
     p.add_argument("--judge", metavar="LABEL", help="one judge (default: every judge)")
     add_format_argument(p)
     p.set_defaults(handler=cmd_agreement)
 
     p = commands.add_parser("stats", help="shares with Wilson CIs, tests across decades, trends, spread")
     add_project_argument(p)
-    p.add_argument("--classifier", default="lexical", help="lexical (default) or judge:LABEL")
-    p.add_argument("--table", default="shares", choices=["shares", "tests", "trends", "spread"])
+    p.add_argument("--judge", metavar="LABEL",
+                   help="count the labels this judge model gave (rep classify --judge); without it, the labels of the "
+                        "word lists")
+    p.add_argument("--table", default="shares", choices=["shares", "tests", "trends", "spread"],
+                   help="which table to show")
     p.add_argument("--method", default="binomial", choices=["binomial", "ols"], help="trend fit (default binomial)")
     p.add_argument("--model", action="append", metavar="LABEL", help="only these models (repeat)")
     p.add_argument("--demographic", action="append", metavar="D", help="only these sets (repeat)")
@@ -103,10 +108,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_project_argument(p)
     books = p.add_mutually_exclusive_group(required=True)
     books.add_argument("--tag", metavar="KEY=VALUE", help="the books with this tag, e.g. decade=1950s")
-    books.add_argument("--book-set", metavar="NAME")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl")
+    books.add_argument("--book-set", metavar="NAME", help="only the books of this book set")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl", help="the file to write")
     p.add_argument("--chunk-words", type=int, default=200, help="passage size in words (whole sentences; default 200)")
-    p.add_argument("--prompt-share", type=float, default=0.5, help="share of a passage given as its start (default 0.5)")
+    p.add_argument("--prompt-share", type=float, default=0.5,
+                   help="share of a passage given as its start (default 0.5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the example order (default 0)")
     p.add_argument("--max-examples", type=int, metavar="N", help="keep at most N examples (drawn with the seed)")
     p.add_argument("--system", default="", help="a system message for every example (default: none)")
@@ -218,7 +224,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from workbench.probes.rep import stats
 
     with opened(args.project) as project:
-        counts = stats.rep_counts(project, args.classifier, models=args.model, demographics=args.demographic)
+        from workbench.probes.rep.classify import LEXICAL, judge_classifier
+
+        classifier = judge_classifier(args.judge) if args.judge else LEXICAL
+        counts = stats.rep_counts(project, classifier, models=args.model, demographics=args.demographic)
         if args.table == "shares":
             frame = stats.with_shares(counts)
         elif args.table == "tests":
@@ -227,7 +236,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
             frame = stats.trends(counts, method=args.method)[0]
         else:
             frame = stats.spread(stats.with_shares(counts))
-        print_frame(frame, args.format, empty=stats.why_empty(counts, args.table, args.classifier))
+        print_frame(frame, args.format, empty=stats.why_empty(counts, args.table, classifier))
     return 0
 
 

@@ -31,8 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--per-book", type=int, default=1, metavar="N", help="passages per book (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book (repeatable)")
-    p.add_argument("--set", dest="book_set", metavar="NAME", help="only the books of this book set")
-    p.add_argument("--replace", action="store_true", help="sample again books that have passages (deletes their answers)")
+    p.add_argument("--book-set", dest="book_set", metavar="NAME", help="only the books of this book set")
+    p.add_argument("--replace", action="store_true",
+                   help="sample again books that have passages (deletes their answers)")
     p.add_argument("--yes", action="store_true", help="do not ask before deleting answers with --replace")
     p.add_argument("--list", action="store_true", help="list the stored passages instead")
     add_format_argument(p)
@@ -40,8 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("run", help="ask a model the year or the narrative time of every passage")
     add_project_argument(p)
-    p.add_argument("--task", required=True, choices=TASK_CHOICES)
-    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest models)")
+    p.add_argument("--question", dest="task", required=True, choices=TASK_CHOICES,
+                   help="what the model is asked: the year of first publication or the narrative time of a passage")
+    p.add_argument("--model", required=True, metavar="LABEL", help="a model of the project (palimpsest model list PROJECT lists them)")
     p.add_argument("--template", metavar="NAME", help="prompt template (default: the task's shipped one)")
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book's passages (repeatable)")
     p.add_argument("--max-tokens", type=int, metavar="N", help="longest answer in tokens")
@@ -51,9 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("import", help="import answers made elsewhere (columns book, answer; optional passage_id)")
     add_project_argument(p)
-    p.add_argument("--task", required=True, choices=TASK_CHOICES)
+    p.add_argument("--question", dest="task", required=True, choices=TASK_CHOICES,
+                   help="what the model is asked: the year of first publication or the narrative time of a passage")
     p.add_argument("--model-label", required=True, metavar="LABEL", help="the label the answers go under")
-    p.add_argument("file", type=Path, metavar="FILE")
+    p.add_argument("file", type=Path, metavar="FILE", help="the file to read")
     p.set_defaults(handler=cmd_import)
 
     p = commands.add_parser("year", help="year of publication: missing answers and error, top against bottom books")
@@ -66,7 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "midpoint too; 'missing': only a single year counts")
     p.add_argument("--compare-spans", action="store_true",
                    help="the missing share, MAE and Spearman's rho under each rule for spans, side by side")
-    p.add_argument("--permutations", type=int, default=9999, metavar="N", help="permutations of the test (default 9999)")
+    p.add_argument("--permutations", type=int, default=9999, metavar="N",
+                   help="permutations of the test (default 9999)")
     p.set_defaults(handler=cmd_year)
 
     p = commands.add_parser("narrative-time", help="narrative time: Spearman's rho with the reference, by group")
@@ -77,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("annotate", help="make a blinded narrative-time annotation task of the passages")
     add_project_argument(p)
-    p.add_argument("--name", required=True, help="the task's name")
+    p.add_argument("--task", dest="name", required=True, metavar="NAME", help="the name of the annotation task to make")
     p.add_argument("--book", type=int, action="append", metavar="ID", help="only this book's passages (repeatable)")
     p.add_argument("--not-blinded", action="store_true", help="let annotators see the book (not recommended)")
     p.set_defaults(handler=cmd_annotate)
@@ -90,9 +94,11 @@ def _analysis_arguments(p: argparse.ArgumentParser) -> None:
 
     add_project_argument(p)
     p.add_argument("--model", required=True, metavar="LABEL", help="the model whose answers are analysed")
-    p.add_argument("--by", required=True, metavar="LABEL", help="the model whose name-cloze accuracy groups the books")
+    p.add_argument("--grouped-by", dest="by", required=True, metavar="LABEL",
+                   help="the model whose name-cloze accuracy groups the books")
     p.add_argument("--groups", choices=GROUP_CHOICES, default="decile", help="top/bottom decile or quintile")
-    p.add_argument("--per-book", action="store_true", help="one row per book (per passage for narrative time)")
+    p.add_argument("--books", dest="per_book", action="store_true",
+                   help="one row per book (per passage for narrative time) instead of the group table")
     p.add_argument("--unparsed", action="store_true",
                    help="list every answer the analysis counts that gave no value (book, passage, raw answer, why)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and permutations, and tie draws)")
