@@ -142,7 +142,8 @@ def test_extract_and_passages_commands(project, capsys):
     assert "Wet Week" in capsys.readouterr().out
     assert main(["cloze", "passages", str(project.path), "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
-    assert list(rows[0]) == ["book_id", "passage_id", "passage", "gold", "start_char", "end_char"]
+    assert list(rows[0]) == ["book", "book_id", "book_source", "book_external_id", "passage_id", "passage", "gold",
+                            "start_char", "end_char"]
     assert len(rows) == 5 and all(r["book_id"] == str(book_id) and "[MASK]" in r["passage"] for r in rows)
 
 

@@ -55,13 +55,15 @@ def test_overlap_and_frequency_commands(mini_corpus, books, capsys):
     capsys.readouterr()
     assert main(["leakage", "overlap", path, "--corpus", "mini", "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
-    assert list(rows[0])[:9] == OVERLAP_COLUMNS
+    assert list(rows[0])[:12] == ["book", "book_id", "book_source", "book_external_id", *OVERLAP_COLUMNS[1:]]
     by_book = {r["book"]: r for r in rows}
     assert int(by_book["Harbour"]["longest"]) > 10 and int(by_book["Elsewhere"]["longest"]) <= 2
 
     assert main(["leakage", "frequency", path, "--corpus", "mini", "--per-book", "1", "--gram", "3", "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
-    assert list(rows[0])[:6] == ["book", "book_id", "year", "group", "passages", "mean_count"]
+    # a per-book CSV carries where each book came from beside its id, whichever command prints it
+    assert list(rows[0])[:8] == ["book", "book_id", "book_source", "book_external_id", "year", "group", "passages",
+                                 "mean_count"]
     assert {r["book"]: r["group"] for r in rows} == {"Harbour": "before 1928", "Orchard": "1928 and later",
                                                     "Elsewhere": "before 1928"}
     assert main(["leakage", "frequency", path, "--corpus", "mini", "--per-book", "1", "--gram", "3", "--correlations",
@@ -77,7 +79,8 @@ def test_membership_and_surprisal_commands(scoring_models, books, tmp_path, caps
     assert main(["membership", "scores", path, "--model", "tiny", "--reference-model", "tiny-ref", "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
     assert len(rows) == 3 and all(r["ref_ratio"] for r in rows)
-    assert list(rows[0])[:8] == ["book", "passage_id", "tokens", "perplexity", "zlib_ratio", "min_k", "min_k_pp", "ref_ratio"]
+    assert list(rows[0])[:11] == ["book", "book_id", "book_source", "book_external_id", "passage_id", "tokens", "perplexity",
+                                 "zlib_ratio", "min_k", "min_k_pp", "ref_ratio"]
     assert main(["membership", "scores", path, "--model", "tiny", "--books", "--format", "csv"]) == 0
     rows = _csv(capsys.readouterr().out)
     assert {r["book"]: r["member"] for r in rows} == {"Harbour": "yes", "Orchard": "yes", "Elsewhere": "no"}

@@ -54,19 +54,25 @@ class CommandParser(argparse.ArgumentParser):
 # help texts several commands share (one wording for one option everywhere)
 MODEL_HELP = "the model's label (palimpsest model list PROJECT lists them)"
 BOOK_HELP = "the book's number (palimpsest books PROJECT lists them)"
-SEED_HELP = 'seed of the random choices: the same seed gives the same result'
-RETRY_HELP = 'ask again only for the items that failed before'
-FLAGGED_HELP = 'leave out books with fewer passages than were asked for (flagged at extraction)'
+SEED_HELP = "seed of the random choices: the same seed gives the same result"
+RETRY_HELP = "ask again only for the items that failed before"
+FLAGGED_HELP = "leave out books with fewer passages than were asked for (flagged at extraction)"
 CORPUS_HELP = "the reference corpus's name (palimpsest corpus list PROJECT lists them)"
-VARIANT_HELP = 'the book as written (original) or with its character names replaced (substituted)'
+VARIANT_HELP = "the book as written (original) or with its character names replaced (substituted)"
 
 
 def add_project_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", type=Path, help="the project file (.palimpsest)")
 
 
+#: the project the running command opened: a per-book table printed as CSV or JSON gets its books' keys from it
+_command_project: Path | None = None
+
+
 @contextlib.contextmanager
 def opened(path: Path) -> Iterator[Project]:
+    global _command_project
+    _command_project = Path(path)
     project = Project.open(path)
     try:
         yield project
@@ -76,8 +82,11 @@ def opened(path: Path) -> Iterator[Project]:
 
 def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None, *, empty: str = "(nothing yet)") -> None:
     """A frame as a table, CSV or JSON; an empty table says ``empty`` (why it is empty and what to do, where the
-    command knows)."""
+    command knows). A CSV or JSON of books carries each book's keys beside its title (``book_id``,
+    ``book_source``, ``book_external_id``), so that rows join back to the library and to published tables."""
     out = out or sys.stdout
+    if fmt != "table" and "book_id" in frame.columns and _command_project is not None:
+        frame = _with_book_keys(frame, _command_project)
     if fmt == "csv":
         frame.to_csv(out, index=False, lineterminator="\n")
     elif fmt == "json":
@@ -92,6 +101,20 @@ def print_frame(frame: pd.DataFrame, fmt: str = "table", out=None, *, empty: str
             with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
                 # to_string ignores the display.max_colwidth option (pandas 3): a scene's text filled the screen
                 out.write(frame.to_string(index=False, max_colwidth=MAX_COLUMN_WIDTH) + "\n")
+
+
+def _with_book_keys(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """The book keys, read from the command's project file (opened read-only: the command may have closed it)."""
+    import sqlite3
+    from types import SimpleNamespace
+
+    from workbench.export.book_keys import with_book_keys
+
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return with_book_keys(SimpleNamespace(db=conn), frame)
+    finally:
+        conn.close()
 
 
 MAX_COLUMN_WIDTH = 60  # characters of a cell in a printed table (--format csv or json gives everything)
