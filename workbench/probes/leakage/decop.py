@@ -316,9 +316,10 @@ def answers_frame(project: "Project", model: str) -> pd.DataFrame:
     if found.empty:
         return pd.DataFrame(columns=columns)
     info = passage_store.passages_frame(project, sorted(found["item_id"].astype(int).unique())).set_index("passage_id")
+    configs = {run: json.loads(text) for run, text in dict(zip(found["run_id"], found["config"])).items()}  # once a run
     rows = []
     for record in found.itertuples(index=False):
-        config = json.loads(record.config)
+        config = configs[record.run_id]
         order = option_order(int(config["seed"]), int(record.item_id), int(record.sample), int(config["orders"]))
         expected = LETTERS[order.index(0)]
         letter = answer_letter(record.raw) if record.status == "ok" else None
