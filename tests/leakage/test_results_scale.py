@@ -98,3 +98,32 @@ def test_reading_decop_answers_grows_linearly_with_the_passages_a_quiz_covers(tm
     assert rows == {SMALL // 4: SMALL, LARGE // 4: LARGE}
     growth = peaks[LARGE // 4] / peaks[SMALL // 4]
     assert growth <= GROWTH_BOUND, f"{LARGE:,} answers took {growth:.1f} times the memory of {SMALL:,}: {peaks}"
+
+
+def test_answers_are_those_of_the_matching_runs_newest_first(tmp_path):
+    """What the linear read keeps of the helper's contract: the runs whose config and settings match, the
+    newest answer per passage and sample (a failed one only when failures are asked for), their config."""
+    from workbench.probes.leakage.runs import responses
+
+    project = Project.create(tmp_path / "contract.palimpsest")
+    try:
+        old = store_answers(project, "leakage-overlap", {"corpus_id": 1, "passage_ids": [1, 2, 3]},
+                            [(1, 0, "old 1"), (2, 0, "old 2"), (3, 0, "old 3")])
+        other = store_answers(project, "leakage-overlap", {"corpus_id": 2}, [(1, 0, "other corpus")])
+        new = store_answers(project, "leakage-overlap", {"corpus_id": 1, "passage_ids": [1, 2]},
+                            [(1, 0, "new 1")])
+        with project.db.transaction():
+            project.db.execute("INSERT INTO responses (run_id, item_id, sample, status, error, created_at)"
+                               " VALUES (?, 2, 0, 'failed', 'timed out', ?)", [new, now()])
+        found = responses(project, "leakage-overlap", config_filter={"corpus_id": 1})
+        assert dict(zip(found["item_id"], found["raw"])) == {1: "new 1", 2: "old 2", 3: "old 3"}
+        assert dict(zip(found["item_id"], found["run_id"])) == {1: new, 2: old, 3: old}
+        assert json.loads(found["config"].iloc[0]) == {"corpus_id": 1, "passage_ids": [1, 2]}
+        everything = responses(project, "leakage-overlap", config_filter={"corpus_id": 1}, ok_only=False)
+        assert dict(zip(everything["item_id"], everything["status"])) == {1: "ok", 2: "failed", 3: "ok"}
+        assert list(responses(project, "leakage-overlap", item_ids=[1])["run_id"]) == [new]
+        assert list(responses(project, "leakage-overlap", config_filter={"corpus_id": 2})["run_id"]) == [other]
+        assert responses(project, "leakage-overlap", config_filter={"corpus_id": 3}).empty
+        assert responses(project, "leakage-overlap", params_filter={"gram": 5}).empty
+    finally:
+        project.close()

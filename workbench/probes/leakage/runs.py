@@ -100,10 +100,11 @@ def _has(stored: str | None, wanted: dict[str, Any] | None) -> bool:
 
 
 def responses(project: "Project", kind: str, *, model_id: int | None = None, config_filter: dict[str, Any] | None = None,
-              params_filter: dict[str, Any] | None = None, ok_only: bool = True) -> pd.DataFrame:
+              params_filter: dict[str, Any] | None = None, ok_only: bool = True,
+              item_ids: Sequence[int] | None = None) -> pd.DataFrame:
     """Responses of every run of ``kind`` (for ``model_id`` if given) whose config has ``config_filter``'s
     values and whose settings have ``params_filter``'s, newest run first; the newest answer per (item, sample)
-    is kept. Columns: run_id, model_id, item_id, sample, status, raw, error, logprob, extra, params, config,
+    is kept (of ``item_ids`` only, if given). Columns: run_id, model_id, item_id, sample, status, raw, error, logprob, extra, params, config,
     created_at.
 
     Linear in the answers read: the runs are chosen first (each run's config parsed once: a run's config
@@ -114,10 +115,13 @@ def responses(project: "Project", kind: str, *, model_id: int | None = None, con
         return pd.DataFrame(columns=RESPONSE_COLUMNS)
     sql = ("SELECT run_id, item_id, sample, status, raw, error, logprob, extra, created_at FROM responses"
            " WHERE run_id IN (SELECT value FROM json_each(?))")
+    args = [json.dumps([run_id for run_id, *_ in runs])]
     if ok_only:
         sql += " AND status = 'ok'"
-    frame = pd.read_sql_query(sql + " ORDER BY run_id DESC, item_id, sample", project.db.conn,
-                              params=[json.dumps([run_id for run_id, *_ in runs])])
+    if item_ids is not None:
+        sql += " AND item_id IN (SELECT value FROM json_each(?))"
+        args.append(json.dumps([int(i) for i in item_ids]))
+    frame = pd.read_sql_query(sql + " ORDER BY run_id DESC, item_id, sample", project.db.conn, params=args)
     frame = frame.drop_duplicates(["item_id", "sample"], keep="first").reset_index(drop=True)
     model_ids, params, configs = ({run[0]: run[n] for run in runs} for n in (1, 2, 3))
     frame["model_id"] = frame["run_id"].map(model_ids)
