@@ -78,6 +78,7 @@ def test_imported_answers_count_their_passages_without_listing_them_in_the_run(t
     """An import's config gives the number and digest of its passages (its answers list them): reading a
     run's config stays small whatever the size of the study, and the methods text still counts them."""
     from tests.validity.conftest import write
+    from ui.wording import run_about
     from workbench.jobs import get_run
     from workbench.probes.validity.predictions import import_predictions
 
@@ -88,6 +89,7 @@ def test_imported_answers_count_their_passages_without_listing_them_in_the_run(t
         config = get_run(project, run_id)["config"]
         answered = project.db.execute("SELECT COUNT(*) FROM responses WHERE run_id = ?", [run_id]).fetchone()[0]
         assert "passage_ids" not in config and config["passages"] == answered
+        assert run_about("validity-narrative-time", config) == f"imported from {config['imported_from']}; {answered} passages"
     assert "- **Passages:** 12 from 4 books (0 sampled, 12 imported)." in methods_text(project)
     # the same file again: the same run, nothing new; another file of that name with other passages: a run of its own
     answers = ["book,passage_id,answer"] + [f"b{i:02d},q{i}-{k},{k + 1} minutes" for i in (1, 2, 9, 10)
