@@ -53,6 +53,7 @@ ROUNDS = 3
 GOAL_RATIO = 3.0
 GOAL_MB = 1024.0
 STALL_GOAL_MS = 100.0
+FIRST_PAINT = "the page first drawn, without a project"
 DISTINCT = 64  # distinct answers queried or made up, repeated over the passages
 WORDS = ("the", "lamp", "harbour", "letter", "coach", "window", "winter", "road", "mill", "bells", "garden", "door",
          "night", "morning", "river", "house", "she", "he", "said", "came", "went", "looked", "at", "by", "and", "of")
@@ -394,6 +395,7 @@ def leakage_page_stall(path: Path) -> dict[str, Any]:
     shown = {}
     meter.start()
     try:
+        settle(meter, FIRST_PAINT, 0.5)  # the page's first painting, before any project: not what this measures
         run_step(meter, "the page opened", lambda: (page.set_project(project), page.on_shown()), idle)
         settle(meter, "the page opened", 0.2)
         for index in range(1, page.tabs.count()):
@@ -406,10 +408,11 @@ def leakage_page_stall(path: Path) -> dict[str, Any]:
         ops.join()
         page.close()
         project.close()
-    steps = list(meter.longest)
+    steps = [step for step in meter.longest if step != FIRST_PAINT]
     _, worst = meter.worst(steps)
     return line("results_scale_leakage_page", worst, "ms", f"<= {STALL_GOAL_MS:g} ms", worst <= STALL_GOAL_MS,
-                rows_shown=shown, **meter.report(steps))
+                rows_shown=shown, first_paint_ms=round(meter.longest.get(FIRST_PAINT, 0.0) * 1000, 1),
+                **meter.report(steps))
 
 
 def run(quick: bool):

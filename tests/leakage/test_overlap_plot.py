@@ -49,3 +49,26 @@ def test_passages_at_one_place_are_drawn_once_and_each_still_names_itself(qtbot,
     plot.picked.connect(picked.append)
     clicked = plot.click_at(plot.scene_pos_of(mark))
     assert clicked is not None and picked and picked[0]["item_id"] in set(shown["item_id"])
+
+
+def test_the_overlap_tab_reads_the_overlaps_once_for_its_table_and_both_charts(qtbot, shown_page, mini_corpus,
+                                                                                messages, monkeypatch):
+    """57,000 passages' overlaps take seconds to read and derive: the table and the two charts share one read."""
+    from tests.fixtures.leakage import CORPUS, add_cloze_book
+    from ui.leakage.page import LeakagePage
+    from workbench.probes.leakage import overlap
+
+    add_cloze_book(mini_corpus, "Harbour", CORPUS[0].replace("Nobody", "Nobody but Ada"), ["Ada"], year=1890)
+    overlap.run_overlap(mini_corpus, "mini")
+    reads = []
+    real = overlap.overlap_frame
+    monkeypatch.setattr(overlap, "overlap_frame", lambda *args, **kwargs: reads.append(args[1:]) or real(*args, **kwargs))
+    page = shown_page(LeakagePage, mini_corpus, size=(1300, 800))
+    page.tabs.setCurrentWidget(page.overlap)
+    tab = page.overlap
+    plots = tab.charts.plots
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 1 and all(p.kind == name for name, p in plots.items())
+                    and not tab.reading.busy and not tab.charts.drawing.busy, timeout=60_000)
+    assert reads == [("mini",)]
+    assert [m.data["book"] for m in plots["leakage-overlap"].marks] == ["Harbour"]
+    assert not messages["errors"]

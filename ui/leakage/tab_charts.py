@@ -90,6 +90,13 @@ class TabCharts(QWidget):
         self.drawing.start(lambda state: chart_frames(project, names, chosen), label="Drawing the charts",
                            project=project, on_done=self._draw, on_error=self._failed)
 
+    def show_frames(self, project, options: dict[str, Any], frame: pd.DataFrame, nothing: str) -> None:
+        """Draw every chart from ``frame``, read already by the tab (its table shows the same frame: read once,
+        not once for the table and again for the charts); ``nothing`` when it is empty."""
+        self.drawing.drop()
+        self.project, self.nothing, self.options = project, nothing, dict(options)
+        self._draw({name: frame for name in self.names})
+
     def _say(self, text: str) -> None:
         self.frames = {}
         self.score.setEnabled(False)
