@@ -137,7 +137,7 @@ class AnalysisTab(ProjectView, OneOperation):
 
     def show_results(self, frame: pd.DataFrame) -> None:
         self.table.show_frame(frame)
-        if self.charts is not None and self.charts_from_results:
+        if self.charts is not None and self.charts_from_results:  # drawn in the turns after the table's
             options, nothing = self.chart_options()
             if options is not None:
                 self.charts.show_frames(self.project, options, frame, nothing)
