@@ -145,7 +145,7 @@ def grams_frame(project: "Project", corpus: str, settings: dict[str, int] | None
     if found.empty:
         return pd.DataFrame(columns=columns)
     items = found["item_id"].astype(int).tolist()
-    info = passage_store.passages_frame(project, items).set_index("passage_id").reindex(items)
+    info = passage_store.passages_frame(project, items, text=False).set_index("passage_id").reindex(items)
     answers = [json.loads(raw) for raw in found["raw"]]  # column by column: no pandas look-up per answer
     frame = pd.DataFrame({"book": info["book"].to_numpy(), "book_id": info["book_id"].to_numpy(),
                           "passage_id": info["source_key"].to_numpy(), "item_id": items,
