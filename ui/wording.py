@@ -109,8 +109,9 @@ def run_about(kind: Any, config: dict | None) -> str:
     if config.get("imported_from"):
         parts.append(f"imported from {config['imported_from']}")
     passages = config.get("passage_ids")
-    if isinstance(passages, list) and passages:
-        parts.append(f"{len(passages):,} passage{'s' * (len(passages) != 1)}")
+    count = len(passages) if isinstance(passages, list) else config.get("passages")  # an import gives the number
+    if isinstance(count, int) and not isinstance(count, bool) and count:
+        parts.append(f"{count:,} passage{'s' * (count != 1)}")
     sets = config.get("sets")
     if isinstance(sets, list) and sets:
         names = [str(s.get("name", "")).replace("_", " ") for s in sets if isinstance(s, dict)]

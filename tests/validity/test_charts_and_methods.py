@@ -106,3 +106,30 @@ def test_a_chart_without_answers_says_what_to_do(project, name):
 
     with pytest.raises(UserError, match="No model has answered"):
         export_chart(project, name, project.path.parent / "x.pdf")
+
+
+def test_imported_answers_count_their_passages_without_listing_them_in_the_run(timed, tmp_path):
+    """An import's config gives the number and digest of its passages (its answers list them): reading a
+    run's config stays small whatever the size of the study, and the methods text still counts them."""
+    from tests.validity.conftest import write
+    from ui.wording import run_about
+    from workbench.jobs import get_run
+    from workbench.probes.validity.predictions import import_predictions
+
+    project, _, _ = timed
+    run_ids = [r for (r,) in project.db.execute("SELECT id FROM runs WHERE kind = 'validity-narrative-time'"
+                                                " ORDER BY id").fetchall()]
+    for run_id in run_ids:
+        config = get_run(project, run_id)["config"]
+        answered = project.db.execute("SELECT COUNT(*) FROM responses WHERE run_id = ?", [run_id]).fetchone()[0]
+        assert "passage_ids" not in config and config["passages"] == answered
+        assert run_about("validity-narrative-time", config) == f"imported from {config['imported_from']}; {answered} passages"
+    assert "- **Passages:** 12 from 4 books (0 sampled, 12 imported)." in methods_text(project)
+    # the same file again: the same run, nothing new; another file of that name with other passages: a run of its own
+    answers = ["book,passage_id,answer"] + [f"b{i:02d},q{i}-{k},{k + 1} minutes" for i in (1, 2, 9, 10)
+                                            for k in range(3)]
+    first = import_predictions(project, "narrative-time", write(tmp_path / "more.csv", "\n".join(answers) + "\n"), "alpha")
+    assert (first["run_id"].iloc[0], first["new_answers"].iloc[0]) == (run_ids[1], 0)
+    fewer = import_predictions(project, "narrative-time", write(tmp_path / "more.csv", "\n".join(answers[:4]) + "\n"),
+                               "alpha")
+    assert fewer["run_id"].iloc[0] not in run_ids and fewer["new_answers"].iloc[0] == 3

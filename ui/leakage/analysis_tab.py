@@ -115,12 +115,19 @@ class AnalysisTab(ProjectView, OneOperation):
         worker thread (it takes what it needs from the widgets now); None when there is nothing to show."""
         return None
 
+    #: the charts are drawn from the results table's own frame (it holds every column they draw), so that the
+    #: answers are read once: 57,000 passages' overlaps take seconds to read and derive
+    charts_from_results = False
+
     def refresh(self) -> None:
         self.refresh_choices()
+        reader = self.results_reader() if self.project is not None else None
         if self.charts is not None:
             options, nothing = self.chart_options()
-            self.charts.show_for(self.project, options, nothing)
-        reader = self.results_reader() if self.project is not None else None
+            if self.charts_from_results and reader is not None and options is not None:
+                self.charts.drawing.drop()  # drawn when the results arrive (``show_results``)
+            else:
+                self.charts.show_for(self.project, options, nothing)
         if reader is None:
             self.table.show_frame(pd.DataFrame(columns=[c.field for c in self.table.columns]))
             return
@@ -130,6 +137,10 @@ class AnalysisTab(ProjectView, OneOperation):
 
     def show_results(self, frame: pd.DataFrame) -> None:
         self.table.show_frame(frame)
+        if self.charts is not None and self.charts_from_results:  # drawn in the turns after the table's
+            options, nothing = self.chart_options()
+            if options is not None:
+                self.charts.show_frames(self.project, options, frame, nothing)
 
     def refresh_choices(self) -> None:
         """Fill the settings' lists (corpora, models) from the project: cheap reads on the GUI thread."""

@@ -34,6 +34,7 @@ def one_line(value) -> str:
 
 
 class OverlapTab(AnalysisTab):
+    charts_from_results = True  # both charts draw the overlap frame the table shows
     def __init__(self, ops, parent=None):
         super().__init__(ops, [
             Column("book", "Book", stretch=False), Column("passage_id", "Passage"),

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 
 from ui.leakage.passage_dialog import times
 from ui.widgets.frame_table import is_missing
-from ui.widgets.marked_plot import GRID_ALPHA, Mark, MarkedPlot, hover_html
+from ui.widgets.marked_plot import GRID_ALPHA, LazyMarks, Mark, MarkedPlot, hover_html
 from workbench.probes.leakage.charts import FLAG_COLOUR, LINE_COLOUR, PLAIN_COLOUR, SCORE_TITLES, UNIT_TITLES
 
 # matplotlib's tab10, the colours of the publication figure's groups
@@ -55,20 +55,30 @@ class LeakagePlot(MarkedPlot):
 
     # ------------------------------------------------------------------ passages
     def _passage_marks(self, frame: pd.DataFrame, xs: np.ndarray, ys: np.ndarray) -> None:
-        for x, y, row in zip(xs, ys, frame.itertuples(index=False)):
-            share = f" ({row.longest / row.tokens:.0%})" if row.tokens else ""
-            lines = [f"longest overlap {int(row.longest)} of {int(row.tokens)} tokens{share}",
-                     f"found {times(int(row.frequency))} in the corpus", chance_line(row.chance_p)] if row.longest else \
-                ["no token of it is in the corpus"]
-            text = hover_html(f"{row.book}, passage {row.passage_id}", lines + [CLICK_PASSAGE])
-            self.marks.append(Mark(float(x), float(y), text, {"item_id": int(row.item_id), "book": row.book,
-                                                              "passage_id": str(row.passage_id)}))
+        """A mark per passage; its hover text is written when the pointer comes near (57,000 passages' texts,
+        written at once, held the window for seconds)."""
+        rows = frame.reset_index(drop=True)
+
+        def describe(i: int) -> tuple[str, dict]:
+            row = rows.iloc[i]
+            longest, tokens = int(row["longest"]), int(row["tokens"])
+            share = f" ({longest / tokens:.0%})" if tokens else ""
+            lines = [f"longest overlap {longest} of {tokens} tokens{share}",
+                     f"found {times(int(row['frequency']))} in the corpus", chance_line(row["chance_p"])] if longest \
+                else ["no token of it is in the corpus"]
+            text = hover_html(f"{row['book']}, passage {row['passage_id']}", lines + [CLICK_PASSAGE])
+            return text, {"item_id": int(row["item_id"]), "book": row["book"], "passage_id": str(row["passage_id"])}
+
+        self.marks = LazyMarks(xs, ys, describe)
 
     def _flagged_points(self, item: pg.PlotItem, frame: pd.DataFrame, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
         flagged = frame["unlikely_by_chance"].fillna(False).astype(bool).to_numpy()
         for part, colour in ((~flagged, PLAIN_COLOUR), (flagged, FLAG_COLOUR)):
             if part.any():
-                item.addItem(pg.ScatterPlotItem(x=xs[part], y=ys[part], **_dots(colour)))
+                # each place drawn once: passages at the same place (whole numbers of tokens) look the same
+                # drawn once or a thousand times, and 57,000 dots held the window for a third of a second
+                places = pd.DataFrame({"x": xs[part], "y": ys[part]}).drop_duplicates()
+                item.addItem(pg.ScatterPlotItem(x=places["x"].to_numpy(), y=places["y"].to_numpy(), **_dots(colour)))
         self._passage_marks(frame, xs, ys)
         return flagged
 

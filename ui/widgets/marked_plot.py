@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -29,6 +29,34 @@ class Mark:
     y: float
     text: str  # HTML shown on hover
     data: dict[str, Any] = field(default_factory=dict)  # what a click hands over
+
+
+class LazyMarks(Sequence[Mark]):
+    """Marks at ``xs``, ``ys`` whose hover text and click data ``describe(i)`` writes only when asked (a hover,
+    a click): a chart of 57,000 passages spent seconds of the window's thread writing texts nobody reads."""
+
+    def __init__(self, xs: np.ndarray, ys: np.ndarray, describe: Callable[[int], tuple[str, dict[str, Any]]]):
+        self.xs, self.ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        self.describe = describe
+
+    def __len__(self) -> int:
+        return len(self.xs)
+
+    def __getitem__(self, index):  # a Mark, or a list of them for a slice
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        text, data = self.describe(index)
+        return Mark(float(self.xs[index]), float(self.ys[index]), text, data)
+
+
+def mark_positions(marks: Sequence[Mark]) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(marks, LazyMarks):
+        return marks.xs, marks.ys
+    return np.array([m.x for m in marks], dtype=float), np.array([m.y for m in marks], dtype=float)
 
 
 def hover_from(event: QEvent, plot: pg.PlotWidget, hover_at: Callable[[QPointF], None]) -> None:
@@ -101,7 +129,7 @@ class MarkedPlot(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.kind = ""
-        self.marks: list[Mark] = []
+        self.marks: list[Mark] | LazyMarks = []
         self.hover_text = ""
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMenuEnabled(False)
@@ -165,8 +193,7 @@ class MarkedPlot(QWidget):
         view_box = self.item.getViewBox()
         point = view_box.mapSceneToView(scene_pos)
         pixel_x, pixel_y = view_box.viewPixelSize()
-        xs = np.array([m.x for m in self.marks])
-        ys = np.array([m.y for m in self.marks])
+        xs, ys = mark_positions(self.marks)
         distances = np.hypot((xs - point.x()) / pixel_x, (ys - point.y()) / pixel_y)
         nearest = int(np.argmin(distances))
         return self.marks[nearest] if distances[nearest] <= HOVER_PX else None

@@ -27,12 +27,14 @@ def _chunks(ids: Sequence[int], size: int = 500) -> Iterable[list[int]]:
         yield list(ids[start : start + size])
 
 
-def _passage_ids(project: "Project", run: dict) -> list[int]:
-    """The passages a run covers: those its config lists, or (an import, which lists none) those it answered."""
-    if "passage_ids" in run["config"]:
-        return [int(i) for i in run["config"]["passage_ids"] or []]
-    return [int(r[0]) for r in project.db.execute(
-        "SELECT item_id FROM responses WHERE run_id = ? AND sample = 0 ORDER BY item_id", [run["id"]])]
+def run_passages(project: "Project", run: dict) -> list[int]:
+    """The passages a run covers: those its config lists, else (an import whose config does not list them:
+    its answers do) those it holds answers for."""
+    listed = run["config"].get("passage_ids")
+    if listed is not None:
+        return [int(i) for i in listed]
+    rows = project.db.execute("SELECT DISTINCT item_id FROM responses WHERE run_id = ? ORDER BY item_id", [run["id"]])
+    return [int(i) for (i,) in rows.fetchall()]
 
 
 def _same_work(project: "Project", book_ids: list[int]) -> list[dict[str, Any]]:
@@ -50,7 +52,7 @@ def _same_work(project: "Project", book_ids: list[int]) -> list[dict[str, Any]]:
 
 def cloze_facts(project: "Project", run: dict) -> RunFacts:
     """The books behind a name-cloze run's passages, how the passages were found, and candidate counts."""
-    ids = _passage_ids(project, run)
+    ids = run_passages(project, run)
     books: dict[int, int] = {}
     imported = 0
     for chunk in _chunks(ids):

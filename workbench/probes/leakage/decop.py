@@ -461,9 +461,10 @@ def answers_frame(project: "Project", model: str) -> pd.DataFrame:
         return pd.DataFrame(columns=ANSWER_COLUMNS)
     found = pd.concat(found, ignore_index=True)
     info = passage_store.passages_frame(project, sorted(found["item_id"].astype(int).unique())).set_index("passage_id")
+    configs = {run: json.loads(text) for run, text in dict(zip(found["run_id"], found["config"])).items()}  # once a run
     rows = []
     for record in found.itertuples(index=False):
-        config = json.loads(record.config)
+        config = configs[record.run_id]
         orders, item = int(config["orders"]), int(record.item_id)
         order = option_order(int(config["seed"]), item, int(record.sample), orders)
         letter = answer_letter(record.raw) if record.status == "ok" else None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -178,28 +179,26 @@ def _book_lookup(project: "Project") -> dict[str, int]:
     return lookup
 
 
-def passages_frame(project: "Project", ids: Sequence[int] | None = None) -> pd.DataFrame:
-    """Stored passages with their book title (``book``: the title, else the label the source gave)."""
+def passages_frame(project: "Project", ids: Sequence[int] | None = None, *, text: bool = True) -> pd.DataFrame:
+    """Stored passages with their book title (``book``: the title, else the label the source gave), in the
+    order of ``ids`` if given (those no longer stored left out); ``text=False`` leaves the texts out (a
+    results table naming 57,000 passages' books need not read their texts)."""
+    columns = COLUMNS if text else [c for c in COLUMNS if c != "text"]
     sql = ("SELECT p.id AS passage_id, p.source, p.source_key, p.book_id,"
-           " COALESCE(NULLIF(b.title, ''), p.label) AS book, p.text"
+           f" COALESCE(NULLIF(b.title, ''), p.label) AS book{', p.text' if text else ''}"
            " FROM leakage_passages p LEFT JOIN books b ON b.id = p.book_id")
-    params: list = []
     if ids is not None:
         ids = [int(i) for i in ids]  # numpy integers would reach SQLite as bytes
         if not ids:
-            return pd.DataFrame(columns=COLUMNS)
-        frames = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            frames.append(pd.read_sql_query(sql + f" WHERE p.id IN ({','.join('?' * len(chunk))})", project.db.conn,
-                                            params=chunk))
-        frame = pd.concat(frames, ignore_index=True)
+            return pd.DataFrame(columns=columns)
+        frame = pd.read_sql_query(sql + " WHERE p.id IN (SELECT value FROM json_each(?))", project.db.conn,
+                                  params=[json.dumps(ids)])
         order = {pid: n for n, pid in enumerate(ids)}
         frame = frame.sort_values("passage_id", key=lambda s: s.map(order)).reset_index(drop=True)
     else:
-        frame = pd.read_sql_query(sql + " ORDER BY p.id", project.db.conn, params=params)
+        frame = pd.read_sql_query(sql + " ORDER BY p.id", project.db.conn)
     frame["book_id"] = frame["book_id"].astype("Int64")
-    return frame[COLUMNS]
+    return frame[columns]
 
 
 def passage_texts(project: "Project", ids: Sequence[int]) -> dict[int, str]:

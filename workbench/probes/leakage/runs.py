@@ -70,25 +70,61 @@ def run_on_model(project: "Project", run_id: int, spec: "ModelSpec", ids: Sequen
                        retry_failed=retry_failed, chunk_size=chunk_size)
 
 
-def responses(project: "Project", kind: str, *, model_id: int | None = None, config_filter: dict[str, Any] | None = None,
-              params_filter: dict[str, Any] | None = None, ok_only: bool = True) -> pd.DataFrame:
-    """Responses of every run of ``kind`` (for ``model_id`` if given) whose config has ``config_filter``'s
-    values and whose settings have ``params_filter``'s, newest run first; the newest answer per (item, sample)
-    is kept. Columns: run_id, model_id, item_id, sample, status, raw, error, logprob, params, config,
-    created_at."""
-    sql = ("SELECT r.id AS run_id, r.model_id, x.item_id, x.sample, x.status, x.raw, x.error, x.logprob, x.extra,"
-           " r.params, r.config, x.created_at FROM responses x JOIN runs r ON r.id = x.run_id WHERE r.kind = ?")
+RESPONSE_COLUMNS = ["run_id", "model_id", "item_id", "sample", "status", "raw", "error", "logprob", "extra", "params",
+                    "config", "created_at"]
+
+
+def matching_runs(project: "Project", kind: str, *, model_id: int | None = None,
+                  config_filter: dict[str, Any] | None = None,
+                  params_filter: dict[str, Any] | None = None) -> list[tuple[int, int | None, str, str]]:
+    """The runs of ``kind`` (for ``model_id`` if given) whose config has ``config_filter``'s values and whose
+    settings have ``params_filter``'s, newest first, as (run id, model id, params, config) with params and
+    config as stored (JSON text). Each run's config and settings are read and parsed once."""
+    sql = "SELECT id, model_id, params, config FROM runs WHERE kind = ?"
     args: list[Any] = [kind]
     if model_id is not None:
-        sql += " AND r.model_id = ?"
+        sql += " AND model_id = ?"
         args.append(model_id)
+    kept = []
+    for run_id, model, params, config in project.db.execute(sql + " ORDER BY id DESC", args).fetchall():
+        if _has(config, config_filter) and _has(params, params_filter):
+            kept.append((int(run_id), model, params or "{}", config or "{}"))
+    return kept
+
+
+def _has(stored: str | None, wanted: dict[str, Any] | None) -> bool:
+    if not wanted:
+        return True
+    values = json.loads(stored or "{}")
+    return all(values.get(k) == v for k, v in wanted.items())
+
+
+def responses(project: "Project", kind: str, *, model_id: int | None = None, config_filter: dict[str, Any] | None = None,
+              params_filter: dict[str, Any] | None = None, ok_only: bool = True,
+              item_ids: Sequence[int] | None = None) -> pd.DataFrame:
+    """Responses of every run of ``kind`` (for ``model_id`` if given) whose config has ``config_filter``'s
+    values and whose settings have ``params_filter``'s, newest run first; the newest answer per (item, sample)
+    is kept (of ``item_ids`` only, if given). Columns: run_id, model_id, item_id, sample, status, raw, error, logprob, extra, params, config,
+    created_at.
+
+    Linear in the answers read: the runs are chosen first (each run's config parsed once: a run's config
+    may name every passage it covers), then only their answers are read. The params and config columns hold
+    the run's stored JSON text, one string per run shared by its rows (never parse them per row)."""
+    runs = matching_runs(project, kind, model_id=model_id, config_filter=config_filter, params_filter=params_filter)
+    if not runs:
+        return pd.DataFrame(columns=RESPONSE_COLUMNS)
+    sql = ("SELECT run_id, item_id, sample, status, raw, error, logprob, extra, created_at FROM responses"
+           " WHERE run_id IN (SELECT value FROM json_each(?))")
+    args = [json.dumps([run_id for run_id, *_ in runs])]
     if ok_only:
-        sql += " AND x.status = 'ok'"
-    frame = pd.read_sql_query(sql + " ORDER BY r.id DESC, x.item_id, x.sample", project.db.conn, params=args)
-    for column, wanted in (("config", config_filter), ("params", params_filter)):
-        if wanted:
-            values = frame[column].map(lambda c: json.loads(c or "{}"))
-            # astype: an empty frame's map is of object dtype, which pandas would read as a list of columns
-            keep = values.map(lambda c, wanted=wanted: all(c.get(k) == v for k, v in wanted.items())).astype(bool)
-            frame = frame[keep]
-    return frame.drop_duplicates(["item_id", "sample"], keep="first").reset_index(drop=True)
+        sql += " AND status = 'ok'"
+    if item_ids is not None:
+        sql += " AND item_id IN (SELECT value FROM json_each(?))"
+        args.append(json.dumps([int(i) for i in item_ids]))
+    frame = pd.read_sql_query(sql + " ORDER BY run_id DESC, item_id, sample", project.db.conn, params=args)
+    frame = frame.drop_duplicates(["item_id", "sample"], keep="first").reset_index(drop=True)
+    model_ids, params, configs = ({run[0]: run[n] for run in runs} for n in (1, 2, 3))
+    frame["model_id"] = frame["run_id"].map(model_ids)
+    frame["params"] = frame["run_id"].map(params)  # the same string object on every row of a run
+    frame["config"] = frame["run_id"].map(configs)
+    return frame[RESPONSE_COLUMNS]

@@ -165,8 +165,7 @@ register_resumer(KIND, resume)
 
 def surprisal_frame(project: "Project", model: str, item: int, *, correct: bool | None = None) -> pd.DataFrame:
     spec = _spec(project, model)
-    found = responses(project, KIND, model_id=spec.id)
-    found = found[found["item_id"] == item]
+    found = responses(project, KIND, model_id=spec.id, item_ids=[item])
     if found.empty:
         raise UserError(f"'{spec.label}' has not read this text yet (or reading it failed); run it again.")
     text = passage_store.passage_texts(project, [item])[item]

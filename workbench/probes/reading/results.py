@@ -75,7 +75,7 @@ def answers_frame(project: "Project", model: str | None = None) -> pd.DataFrame:
             question = questions.get(item_id)
             if question is None:
                 continue
-            extra = json.loads(extra or "{}")
+            extra = json.loads(extra) if extra and extra != "{}" else {}
             ok = status == "ok"
             row: dict[str, Any] = {
                 "model": run.model, "variant": run.variant, "book_id": run.book_id, "run_id": run.run_id,

@@ -264,10 +264,13 @@ def estimate_questions_cost(project: "Project", model: "str | ModelSpec", *, var
 
 def _answered(project: "Project", spec: "ModelSpec") -> set[tuple[int, int]]:
     """(question set, question) pairs the model has an answer for, in any of its runs."""
-    rows = project.db.execute(
-        "SELECT json_extract(r.config, '$.question_set'), x.item_id FROM responses x JOIN runs r ON r.id = x.run_id"
-        " WHERE r.kind = ? AND r.model_id = ? AND x.status = 'ok'", [ANSWER_RUN, spec.id])
-    return {(a, b) for a, b in rows.fetchall()}
+    runs = project.db.execute("SELECT id, json_extract(config, '$.question_set') FROM runs WHERE kind = ? AND model_id = ?",
+                              [ANSWER_RUN, spec.id]).fetchall()  # each run's config once, never once per answer
+    answered: set[tuple[int, int]] = set()
+    for run_id, question_set in runs:
+        rows = project.db.execute("SELECT item_id FROM responses WHERE run_id = ? AND status = 'ok'", [run_id])
+        answered.update((question_set, item) for (item,) in rows.fetchall())
+    return answered
 
 
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:

@@ -143,7 +143,7 @@ def eep_responses(project: "Project", models: Sequence[str] | None = None) -> pd
     from workbench.probes.rep.sets import load_set
 
     frame = pd.read_sql_query(
-        "SELECT x.id AS response_id, r.id AS run_id, r.model_id, m.label AS model, r.config, x.item_id, x.sample, x.raw"
+        "SELECT x.id AS response_id, r.id AS run_id, r.model_id, m.label AS model, x.item_id, x.sample, x.raw"
         " FROM responses x JOIN runs r ON r.id = x.run_id JOIN models m ON m.id = r.model_id"
         " WHERE r.kind = ? AND x.status = 'ok' ORDER BY r.id, x.item_id, x.sample",
         project.db.conn, params=[EEP_KIND],
@@ -154,13 +154,16 @@ def eep_responses(project: "Project", models: Sequence[str] | None = None) -> pd
     for model_id, key, value in project.db.execute("SELECT model_id, key, value FROM model_tags"):
         tags.setdefault(model_id, {})[key] = value
     keys: dict[int, str] = {}
-    for set_id in {entry["id"] for config in frame["config"] for entry in json.loads(config)["sets"]}:
+    configs = project.db.execute(  # each run's config once, never once per completion
+        "SELECT config FROM runs WHERE kind = ? AND id IN (SELECT value FROM json_each(?))",
+        [EEP_KIND, json.dumps(sorted({int(r) for r in frame["run_id"]}))]).fetchall()
+    for set_id in {entry["id"] for (config,) in configs for entry in json.loads(config)["sets"]}:
         keys.update({pid: key for key, pid in load_set(project, set_id).prompt_ids.items()})
     facts = [model_facts(label, tags.get(mid, {})) for label, mid in zip(frame["model"], frame["model_id"])]
     frame["decade"] = [f.decade for f in facts]
     frame["stage"] = [f.stage for f in facts]
     frame["prompt"] = frame["item_id"].map(keys)
-    return frame.drop(columns=["config", "model_id"])
+    return frame.drop(columns=["model_id"])
 
 
 def overlap_share(found: set[str], reference: set[str]) -> float:

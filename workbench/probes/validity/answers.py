@@ -14,7 +14,7 @@ import pandas as pd
 
 from workbench.errors import UserError
 from workbench.probes.validity import RUN_KINDS
-from workbench.probes.validity.parsers import DEFAULT_SPANS, YEAR_RANGE, parse
+from workbench.probes.validity.parsers import DEFAULT_SPANS, YEAR_RANGE, Parsed, parse
 from workbench.probes.validity.passages import passages_frame
 from workbench.probes.validity.run import check_task
 
@@ -71,7 +71,9 @@ def task_answers(project: "Project", task: str, model: str, *, year_range: tuple
     frame = answers.merge(passages[["passage_id", "book_id", "book", "year", "minutes", "passage"]], on="passage_id")
     frame = frame.merge(years, on="book_id", how="left")
     frame["truth_year"] = frame["year"].astype("Float64").fillna(frame["book_year"].astype("Float64"))
-    parsed = [parse(task, raw, year_range, spans) if status == "ok" else None for raw, status in zip(frame["raw"], frame["status"])]
+    once: dict[str, Parsed] = {}  # parsing is a function of the answer alone: each distinct answer is parsed once
+    parsed = [(once[raw] if raw in once else once.setdefault(raw, parse(task, raw, year_range, spans)))
+              if status == "ok" else None for raw, status in zip(frame["raw"], frame["status"])]
     frame["value"] = [p.value if p is not None and p.value is not None else float("nan") for p in parsed]
     frame["reason"] = [("call failed" if p is None else p.reason) for p in parsed]
     frame["read"] = ["" if p is None else p.text for p in parsed]

@@ -19,9 +19,19 @@ if TYPE_CHECKING:
     from workbench.project import Project
 
 
+def run_passages(project: "Project", run: dict) -> list[int]:
+    """The passages a run covers: those its config lists (Palimpsest's own runs, and earlier imports), else
+    those it holds answers for (an import's config gives their number only: its answers list them)."""
+    listed = run["config"].get("passage_ids")
+    if listed is not None:
+        return [int(i) for i in listed]
+    rows = project.db.execute("SELECT DISTINCT item_id FROM responses WHERE run_id = ? ORDER BY item_id", [run["id"]])
+    return [int(i) for (i,) in rows.fetchall()]
+
+
 def validity_facts(project: "Project", run: dict) -> RunFacts:
     """The passages a run asked about: how many, from how many books, sampled or imported, and how."""
-    ids = [int(i) for i in run["config"].get("passage_ids") or []]
+    ids = run_passages(project, run)
     books: set[int] = set()
     origins = {"sampled": 0, "imported": 0}
     settings: dict[str, dict[str, Any]] = {}

@@ -14,6 +14,7 @@ problems are listed with their line numbers and nothing is imported then.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 
 FORMAT = "csv"
 SUMMARY_COLUMNS = ["model", "task", "run_id", "answers", "books", "new_answers"]
+
+
+def ids_digest(ids: list[int]) -> str:
+    """sha256 of the sorted passage ids (written as "1,2,3")."""
+    return hashlib.sha256(",".join(str(i) for i in sorted(ids)).encode("ascii")).hexdigest()
 
 
 def _passages_by_book(project: "Project") -> dict[int, list[tuple[int, str | None]]]:
@@ -82,7 +88,10 @@ def import_predictions(project: "Project", task: str, path: str | Path, model_la
     refuse(path, problems)
     model_id = external_model(project, label)
     ids = sorted(answers)
-    config = {"task": task, "passage_ids": ids, "imported_from": path.name, "format": FORMAT}
+    # the answers' passages by number and digest, not listed: the run's answers list them (a config is no place
+    # for a list that grows with the study); the digest keeps another file of the same name a run of its own
+    config = {"task": task, "passages": len(ids), "passages_sha256": ids_digest(ids), "imported_from": path.name,
+              "format": FORMAT}
     run_id = find_or_create_run(project, RUN_KINDS[task], model_id=model_id, params={}, config=config, total=len(ids))
 
     def process(units, _state):

@@ -137,6 +137,9 @@ def resume_run(project: "Project", run_id: int, state: TaskState | None = None, 
     from workbench.models.registry import get_model, open_backend
 
     run = get_run(project, run_id)
+    if run["config"].get("imported_from"):
+        raise UserError(f"Run {run_id} holds answers imported from {run['config']['imported_from']}; it has no model "
+                        "to ask. Import the file again to add answers it lacks.")
     ids = [int(i) for i in run["config"].get("passage_ids") or []]
     if run["kind"] not in TASK_OF_KIND or run["model_id"] is None or not ids:
         raise UserError(f"Run {run_id} does not say which model and passages it covers, so it cannot be continued.")
