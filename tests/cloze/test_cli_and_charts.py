@@ -174,3 +174,25 @@ def test_templates_command_lists_and_adds_versions(project, tmp_path, capsys):
     mine.write_text("No placeholder here.", encoding="utf-8")
     assert main(["cloze", "templates", str(project.path), "--add", "other", str(mine)]) == 1
     assert "{passage}" in capsys.readouterr().err
+
+
+def test_deciles_of_flagged_books_say_so_and_how_to_include_them(two_books, capsys):
+    from workbench import jobs
+    from workbench.models.registry import external_model
+    from workbench.probes.cloze.extract import extract_books
+    from workbench.probes.cloze.rules import ExtractionSettings
+
+    project, _, _ = two_books
+    extract_books(project, settings=ExtractionSettings(per_book=500, seed=1))  # fewer found than asked: flagged
+    gold = dict(project.db.execute("SELECT id, CASE WHEN book_id = 1 THEN gold ELSE 'Nobody' END FROM cloze_passages"))
+    run_id = jobs.create_run(project, "cloze", model_id=external_model(project, "m"), total=len(gold))
+    jobs.run_job(project, run_id, [jobs.Unit(i) for i in gold],
+                 lambda units, state: [(u, jobs.Outcome(raw=f"<name>{gold[u.item_id]}</name>")) for u in units])
+    path = str(project.path)
+    project.close()
+    capsys.readouterr()
+    assert main(["cloze", "deciles", path, "--model", "m"]) == 1
+    err = capsys.readouterr().err
+    assert "All 2 books with results for 'm' are flagged" in err and "--include-flagged" in err
+    assert main(["cloze", "deciles", path, "--model", "m", "--include-flagged", "--format", "csv"]) == 0, \
+        capsys.readouterr().err

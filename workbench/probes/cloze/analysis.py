@@ -507,6 +507,13 @@ def ranked_books(project: "Project", model: str, *, exclude_flagged: bool = True
     books = book_accuracy(project, model, exclude_flagged=exclude_flagged)
     books = books[books["n"] > 0]
     if books.empty:
+        every = book_accuracy(project, model) if exclude_flagged else books
+        flagged = int((every["n"] > 0).sum())
+        if flagged:
+            raise UserError(
+                f"All {flagged} books with results for '{model}' are flagged (they have fewer passages than were asked "
+                "for at extraction), and flagged books are left out of the ranking, as the paper leaves them out. "
+                "Include them (--include-flagged), or extract more passages per book.")
         raise UserError(f"'{model}' has no name-cloze results yet, so there are no deciles to form.")
     kinds = sorted(books["kind"].unique())
     if len(kinds) > 1:  # a model answers one way; two run kinds would rank each book twice

@@ -126,6 +126,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = commands.add_parser("deciles", help="save the top and bottom tenth of books as book sets")
     add_project_argument(p)
     p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
+    p.add_argument("--include-flagged", action="store_true",
+                   help="rank books with fewer passages than were asked for too (left out by default, as in the paper)")
     _add_tie_arguments(p, draws=False)
     add_format_argument(p)
     p.set_defaults(handler=cmd_deciles)
@@ -341,7 +343,8 @@ def cmd_deciles(args: argparse.Namespace) -> int:
     from workbench.probes.cloze.analysis import decile_sets
 
     with opened(args.project) as project:
-        frame = _keyed(project, decile_sets(project, args.model, ties=args.ties, seed=args.seed), args.format)
+        frame = _keyed(project, decile_sets(project, args.model, ties=args.ties, seed=args.seed,
+                                            exclude_flagged=not args.include_flagged), args.format)
     print_frame(frame, args.format)
     return 0
 
