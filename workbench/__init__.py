@@ -2,7 +2,7 @@
 
 from workbench.version import __version__
 
-__all__ = ["Project", "UserError", "__version__"]
+__all__ = ["Project", "UserError", "__version__", "books_frame"]
 
 
 def __getattr__(name: str):
@@ -11,6 +11,10 @@ def __getattr__(name: str):
         from workbench.project.project import Project
 
         return Project
+    if name == "books_frame":  # the library as a table, for a notebook: books_frame(project)
+        from workbench.corpus.library import books_frame
+
+        return books_frame
     if name == "UserError":
         from workbench.errors import UserError
 

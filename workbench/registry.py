@@ -30,7 +30,7 @@ PARTS: list[str] = [
     "workbench.corpus",
     "workbench.models",
     "workbench.probes.cloze",
-    "workbench.probes.summaries",
+    "workbench.summaries",
     "workbench.annotation",
     "workbench.jobs",
     "workbench.probes.rep",

@@ -5,11 +5,23 @@ line numbers, HTTP codes) are counted together, most frequent first. The Jobs an
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from workbench.jobs import JobReport
     from workbench.project import Project
+
+
+class RunOutcome(Protocol):
+    """What ``describe_outcome`` reads of a run's report (``jobs.JobReport``; this module stays below the runner,
+    which uses it)."""
+
+    run_id: int
+    total: int
+    answered: int
+    failed: int
+    failed_total: int
+    status: str
+    message: str
 
 UNKNOWN = "unknown error"
 
@@ -35,7 +47,7 @@ def failure_reasons(project: "Project", run_id: int) -> list[tuple[str, int]]:
     return group_failures([(error, n) for error, n in rows])
 
 
-def describe_outcome(project: "Project", report: "JobReport", what: str) -> str:
+def describe_outcome(project: "Project", report: RunOutcome, what: str) -> str:
     """How a run ended, in a page's words: how many items have an answer and how many failed, the commonest
     reason, how to ask again for just the failures (the command line says the same through
     ``cli.common.report_run``), and why the run stopped when it did not finish."""

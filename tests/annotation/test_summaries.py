@@ -10,7 +10,7 @@ from workbench.annotation.tasks import create_task
 from workbench.errors import UserError
 from workbench.jobs import responses_frame
 from workbench.models.base import GenerationParams
-from workbench.probes.summaries.runs import MARKER, FormatError, parse_distorted, parse_marked, summarize_task
+from workbench.summaries.runs import MARKER, FormatError, parse_distorted, parse_marked, summarize_task
 
 SMALL = dict(chars=200, context_chars=40, summary_params=GenerationParams(max_tokens=16),
              distort_params=GenerationParams(temperature=0.7, max_tokens=16))

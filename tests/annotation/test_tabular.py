@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from workbench.annotation.tabular import read_rows
 from workbench.errors import UserError
+from workbench.tabular import read_rows
 
 PASSAGES = ['"Come here,” she said. He came.', "An ordinary passage.", 'The third "passage".']
 

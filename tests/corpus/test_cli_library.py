@@ -8,6 +8,7 @@ import sys
 
 from tests.fixtures.books import gutenberg_text, novel_text
 from workbench.cli import main
+from workbench.corpus.library import books_frame
 from workbench.project import Project
 
 
@@ -134,7 +135,7 @@ def test_books_known_only_from_imported_results_say_so_and_round_trip_as_metadat
     assert main(["import", str(project), "--metadata", str(table)]) == 0
     capsys.readouterr()
     with Project.open(project) as opened:
-        book = opened.books_frame().iloc[0]
+        book = books_frame(opened).iloc[0]
     assert (book["title"], book["tags"]) == ("Pride and Prejudice: A Novel", "")
 
 

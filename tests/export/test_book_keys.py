@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from tests.fixtures.every_probe import project_with_every_probe
-from workbench.export.book_keys import KEY_COLUMNS, title_column, with_book_keys
+from workbench.corpus.book_keys import KEY_COLUMNS, title_column, with_book_keys
 from workbench.export.registry import charts, export_chart, export_table, tables
 
 #: what has no rows in the fixture project (nothing there to count), and why that is fine

@@ -7,8 +7,8 @@ import pytest
 from workbench import jobs
 from workbench.models.registry import ModelSpec, add_model
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
-from workbench.probes.summaries.runs import SUMMARY_TEMPLATE
 from workbench.prompt_templates import get_template
+from workbench.summaries.runs import SUMMARY_TEMPLATE
 
 PARAMS = {"temperature": 0.0, "max_tokens": 16, "stop": ["</name>"], "seed": 0}
 CONFIG = {"passage_ids": [3, 1, 2], "chat": False}

@@ -41,7 +41,7 @@ from workbench.annotation.overview import tasks_overview
 from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY, Task
 from workbench.errors import UserError
 from workbench.models.registry import choice_text
-from workbench.probes.summaries.plans import (
+from workbench.summaries.plans import (
     SummaryPlan,
     estimate_plan_cost,
     is_paid,
@@ -50,7 +50,7 @@ from workbench.probes.summaries.plans import (
     run_plan,
     runnable_models,
 )
-from workbench.probes.summaries.runs import DEFAULT_MAX_ATTEMPTS, SUMMARY_PARAMS
+from workbench.summaries.runs import DEFAULT_MAX_ATTEMPTS, SUMMARY_PARAMS
 
 TABLE_FILES = "Tables (*.csv *.tsv *.tab *.txt);;All files (*)"
 FILE_COLUMNS = {

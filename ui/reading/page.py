@@ -42,8 +42,8 @@ from workbench.probes.reading import results
 from workbench.probes.reading.charts import answer_models, bin_label
 from workbench.probes.reading.overview import book_status, question_detail
 from workbench.probes.reading.run import context_note
-from workbench.probes.summaries.plans import is_paid, runnable_models
 from workbench.run_failures import describe_outcome
+from workbench.summaries.plans import is_paid, runnable_models
 
 NO_PROJECT = "Open or create a project (File menu) to ask models reading questions about its books."
 CSV_FILES = "CSV files (*.csv);;All files (*)"

@@ -17,10 +17,10 @@ from workbench.annotation.annotators import clean_name
 from workbench.annotation.durations import MINUTES_PER_UNIT, UNIT_OF, parse_duration
 from workbench.annotation.items import items_by_key
 from workbench.annotation.session import CONFIDENCE_LEVELS
-from workbench.annotation.tabular import read_rows, refuse
 from workbench.annotation.tasks import NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
 from workbench.project import now
+from workbench.tabular import read_rows, refuse
 
 if TYPE_CHECKING:
     from workbench.project import Project

@@ -172,8 +172,8 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from workbench.models.registry import get_model, open_backend
-    from workbench.probes.summaries.plans import SummaryPlan, estimate_plan_cost
-    from workbench.probes.summaries.runs import DISTORT_PARAMS, SUMMARY_PARAMS, summarize_task
+    from workbench.summaries.plans import SummaryPlan, estimate_plan_cost
+    from workbench.summaries.runs import DISTORT_PARAMS, SUMMARY_PARAMS, summarize_task
 
     with opened(args.project) as project:
         spec = get_model(project, args.model)

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from workbench.annotation.durations import parse_duration
 from workbench.annotation.items import NewItem, add_items, items_by_key
-from workbench.annotation.tabular import read_rows, refuse
 from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
+from workbench.tabular import read_rows, refuse
 
 if TYPE_CHECKING:
     from workbench.project import Project

@@ -108,7 +108,7 @@ def _with_book_keys(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     import sqlite3
     from types import SimpleNamespace
 
-    from workbench.export.book_keys import with_book_keys
+    from workbench.corpus.book_keys import with_book_keys
 
     conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
     try:

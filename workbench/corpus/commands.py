@@ -79,8 +79,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_books(args: argparse.Namespace) -> int:
+    from workbench.corpus.library import books_frame
+
     with opened(args.project) as project:
-        frame = project.books_frame()
+        frame = books_frame(project)
     if args.format == "table":
         frame["words"] = [f"{w:,}" if has else "no text" for w, has in zip(frame["words"], frame["has_text"])]
         if not args.all_columns:

@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.annotation.tabular import records as table_records
 from workbench.corpus.decode import decode_text
 from workbench.corpus.library import parse_tags, parse_year
 from workbench.errors import UserError
+from workbench.tabular import records as table_records
 
 BOOK_ID_COLUMNS = ("id", "book_id")
 GUTENBERG_COLUMNS = ("gutenberg_id", "gutenberg", "pg_id", "ebook_id", "external_id")

@@ -8,7 +8,7 @@ Modules that provide charts or tables register them on import; each part names i
 ``exports`` (``workbench.registry``), and they are loaded on first use.
 
 A frame with per-book rows carries ``book_id``; every CSV written here with the project beside it gets the
-book's stable keys next to its title (``book_source``, ``book_external_id``: ``export.book_keys``), since a
+book's stable keys next to its title (``book_source``, ``book_external_id``: ``corpus.book_keys``), since a
 title alone does not tell two books apart nor join back to published results.
 """
 
@@ -101,7 +101,7 @@ def table(name: str) -> TableSpec:
 def write_csv(frame: pd.DataFrame, path: str | Path, project: "Project | None" = None) -> Path:
     """``frame`` as CSV at ``path``; with ``project``, per-book rows get their books' keys beside the title
     (``book_keys.with_book_keys``): pass it wherever the frame can hold books."""
-    from workbench.export.book_keys import with_book_keys
+    from workbench.corpus.book_keys import with_book_keys
 
     path = Path(path)
     if project is not None:

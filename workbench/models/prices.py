@@ -19,7 +19,7 @@ import pandas as pd
 from workbench.errors import UserError
 
 if TYPE_CHECKING:
-    from workbench.models.registry import ModelSpec
+    from workbench.models.spec import ModelSpec
     from workbench.project import Project
 
 DEFAULT_PRICES_CSV = Path(__file__).resolve().parents[2] / "resources" / "prices.csv"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -19,6 +19,7 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.models import secrets
 from workbench.models.base import Backend, BackendError, Failure, GenerationParams, prompt_request
+from workbench.models.spec import DEFAULT_CONCURRENCY, ModelSpec
 from workbench.project import now
 
 if TYPE_CHECKING:
@@ -42,10 +43,6 @@ BACKEND_PARAMS = {
 
 #: what each backend is called wherever a model is shown (the Models table, model lists, the command line)
 BACKEND_NAMES = {"openai": "API server", "gguf": "GGUF file", "hf": "Hugging Face", "external": "imported results"}
-
-#: requests an API server model has in flight at once unless its ``concurrency`` says otherwise: enough to keep
-#: a hosted API or one vLLM server busy, few enough to stay under most accounts' rate limits
-DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256
 
 TEST_PROMPT = "In one short sentence: what is a novel?"
@@ -60,43 +57,6 @@ class FreeOnPaidHost(UserError):
             "then start without showing what they cost. If this address really reaches a free server of your "
             "own, confirm it (on the command line: --yes); otherwise leave 'Costs nothing' unticked.")
         self.host = host
-
-
-@dataclass
-class ModelSpec:
-    label: str
-    backend: str
-    ref: str = ""
-    base_url: str | None = None
-    api_key_env: str | None = None
-    api_key_keyring: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    tags: dict[str, str] = field(default_factory=dict)
-    id: int | None = None
-    created_at: str | None = None
-
-    @property
-    def key_source(self) -> str:
-        if self.api_key_env:
-            return f"env {self.api_key_env}"
-        if self.api_key_keyring:
-            return f"keyring {self.api_key_keyring}"
-        return ""
-
-    @property
-    def concurrency(self) -> int | None:
-        """Requests in flight at once, for an API server model (None for the others: a transformers model
-        answers in batches, a GGUF file one prompt at a time)."""
-        if self.backend != "openai":
-            return None
-        return int(self.params.get("concurrency") or DEFAULT_CONCURRENCY)
-
-    @property
-    def chat(self) -> bool | None:
-        """Chat mode: True/False as set; None (local models) decides from the model's chat template."""
-        default = True if self.backend == "openai" else None
-        value = self.params.get("chat", default)
-        return None if value is None else bool(value)
 
 
 # ---------------------------------------------------------------------------------------------- parsing

@@ -2,9 +2,9 @@
 
 A project is one SQLite file. ``Project`` is also the entry point for notebooks::
 
-    from workbench import Project
+    from workbench import Project, books_frame
     p = Project.open("my-study.palimpsest")
-    p.books_frame()
+    books_frame(p)
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import sqlite_utils
 
 from workbench.errors import ProjectError
@@ -300,9 +299,3 @@ class Project:
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 [key, json.dumps(value)],
             )
-
-    # ------------------------------------------------------------------ notebook conveniences
-    def books_frame(self, *, expand_tags: bool = False) -> pd.DataFrame:
-        from workbench.corpus.library import books_frame
-
-        return books_frame(self, expand_tags=expand_tags)

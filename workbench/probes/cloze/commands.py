@@ -285,7 +285,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def _keyed(project, frame, fmt: str):
     """A per-book frame with its books' keys beside the title: the id always, and in a CSV or JSON also where
     each book came from (``book_source``, ``book_external_id``), so that rows join back to published results."""
-    from workbench.export.book_keys import with_book_keys
+    from workbench.corpus.book_keys import with_book_keys
 
     return with_book_keys(project, frame, sources=fmt != "table")
 

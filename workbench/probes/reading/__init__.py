@@ -6,7 +6,7 @@ Modules, in the order of the work:
 - ``scenes``        a book cut, whole and in order, into scenes of about N words, with offsets and word
                     positions (the retention demand of every question comes from them);
 - ``summaries``     a summary and a false summary of every scene (and, optionally, summaries of summaries)
-                    through the summary runs of ``workbench.probes.summaries``; summaries made elsewhere
+                    through the summary runs of ``workbench.summaries``; summaries made elsewhere
                     imported from CSV;
 - ``names``         the book's character names (spaCy) and a seeded replacement for each;
 - ``substitution``  the book and its summaries with the names replaced, kept with the book;

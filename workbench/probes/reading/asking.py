@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from workbench.probes.reading.questions import NONE_OF_THE_ABOVE, Question
-from workbench.probes.summaries.runs import FormatError, parse_marked
 from workbench.prompt_templates import Template, register_kind
+from workbench.summaries.runs import FormatError, parse_marked
 
 CHOICE_TEMPLATE = "reading-choice"
 RECONSTRUCT_TEMPLATE = "reading-reconstruct"

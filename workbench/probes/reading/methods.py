@@ -10,7 +10,7 @@ from workbench.probes.reading import names, results
 from workbench.probes.reading.questions import RECONSTRUCTION_KINDS, get_question_set, missing_kinds, question_counts
 from workbench.probes.reading.run import ANSWER_RUN
 from workbench.probes.reading.summaries import FALSE_RUN, SUMMARY_RUN
-from workbench.probes.summaries.runs import RETRY_TEMPERATURE
+from workbench.summaries.runs import RETRY_TEMPERATURE
 
 if TYPE_CHECKING:
     from workbench.project import Project

@@ -1,6 +1,6 @@
 """A summary and a false summary for every scene of a book, made by a model through the summary runs.
 
-The model work is that of ``workbench.probes.summaries.runs`` (the same templates ``summary`` and
+The model work is that of ``workbench.summaries.runs`` (the same templates ``summary`` and
 ``summary-distort``, the same bounded retries, the same parsing after the ``<summary>`` line); here
 the items are a scene set's scenes instead of annotation items. Two run kinds, one run per scene set,
 model and level:
@@ -30,7 +30,9 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_counts, run_job
 from workbench.models.base import GenerationParams
 from workbench.probes.reading.scenes import SceneSet, get_scene_set, latest_scene_set
-from workbench.probes.summaries.runs import (
+from workbench.progress import TaskState
+from workbench.prompt_templates import get_template, register_kind
+from workbench.summaries.runs import (
     DEFAULT_MAX_ATTEMPTS,
     DISTORT_PARAMS,
     DISTORT_TEMPLATE,
@@ -42,8 +44,6 @@ from workbench.probes.summaries.runs import (
     run_on_texts,
     summaries_of,
 )
-from workbench.progress import TaskState
-from workbench.prompt_templates import get_template, register_kind
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend

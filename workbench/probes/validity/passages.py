@@ -372,8 +372,8 @@ IMPORT_COLUMNS = ["line", "book_id", "book", "passage_id", "new", "year", "minut
 
 def import_passages(project: "Project", path: str | Path) -> pd.DataFrame:
     """Import passages from a TSV/CSV file (see the module docstring); one row per passage imported."""
-    from workbench.annotation.tabular import read_rows, refuse
     from workbench.corpus.library import parse_year
+    from workbench.tabular import read_rows, refuse
 
     path = Path(path)
     header, table = read_rows(path, REQUIRED, OPTIONAL)

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from workbench.annotation.tabular import read_rows, refuse
 from workbench.errors import UserError
 from workbench.jobs import Outcome, Unit, find_or_create_run, run_job
 from workbench.probes.validity import RUN_KINDS
 from workbench.probes.validity.passages import rows_with_books
 from workbench.probes.validity.run import check_task
 from workbench.progress import TaskState
+from workbench.tabular import read_rows, refuse
 
 if TYPE_CHECKING:
     from workbench.project import Project

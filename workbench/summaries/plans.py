@@ -1,7 +1,7 @@
 """Summary-validity items in steps, as the Annotate page makes them: a plan (which model, which books,
 how many scenes), what it will ask and cost, the run, retrying what failed, and where each model stands.
 
-The model work itself is ``workbench.probes.summaries.runs.summarize_task`` (two resumable runs through the
+The model work itself is ``workbench.summaries.runs.summarize_task`` (two resumable runs through the
 job runner); nothing here asks a model any other way.
 """
 
@@ -18,7 +18,8 @@ from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
 from workbench.jobs import get_run, run_counts
 from workbench.models.prices import is_paid as is_paid  # the pages ask this module
-from workbench.probes.summaries.runs import (
+from workbench.progress import TaskState
+from workbench.summaries.runs import (
     DEFAULT_MAX_ATTEMPTS,
     DISTORT_PARAMS,
     DISTORT_RUN,
@@ -35,7 +36,6 @@ from workbench.probes.summaries.runs import (
     summaries_of,
     summarize_task,
 )
-from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, number, register_methods, same
-from workbench.probes.summaries.runs import DISTORT_RUN, RETRY_TEMPERATURE, SUMMARY_RUN
+from workbench.summaries.runs import DISTORT_RUN, RETRY_TEMPERATURE, SUMMARY_RUN
 
 if TYPE_CHECKING:
     from workbench.project import Project

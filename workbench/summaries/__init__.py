@@ -6,5 +6,5 @@
 
 from workbench.registry import Part
 
-PART = Part("summaries", resumers=("workbench.probes.summaries.runs",),
-            methods=("workbench.probes.summaries.methods",))
+PART = Part("summaries", resumers=("workbench.summaries.runs",),
+            methods=("workbench.summaries.methods",))
