@@ -16,11 +16,11 @@ Until the parts kept their own, one list here made every table (``palimpsest/000
 migration that now does what one of those did names it (``replaces="0005_rep"``): on a file where that one
 ran, the part's migration is recorded as applied without running (its tables are there already).
 
-``PRAGMA user_version`` holds ``FORMAT``, the way the file records its schema, not a count of migrations.
-Releases up to the one list read it as their number of migrations and refuse a file above theirs (9): a file
-made here, whose tables the parts' sets made, carries 10, so those releases refuse it rather than run their
-migrations into tables that exist. Adding a migration to a set leaves ``FORMAT`` alone: this version refuses a
-file with a migration it does not know, in any set (``unknown_migrations``).
+``PRAGMA user_version`` holds ``FORMAT``: how the file records its schema, not a count of migrations. The
+releases with the one list read it as their number of migrations and refuse a file above theirs (9); a file
+made or upgraded here carries 10, so they refuse it rather than run their migrations into tables that exist.
+Adding a migration to a set leaves ``FORMAT`` alone (this version refuses a file with a migration it does not
+know, in any set: ``unknown_migrations``); only a change in how migrations are recorded would raise it.
 """
 
 from __future__ import annotations
