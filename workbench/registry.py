@@ -11,12 +11,15 @@ modules that bring
 - ``methods``: its paragraph and facts for the methods text (modules that call
   ``export.methods.register_methods`` when imported);
 - ``pages``: the GUI pages that show it, as ``"ui.module:Class"`` (``ui/`` reads them; the core never
-  imports them).
+  imports them);
+- ``migrations``: the module whose ``MIGRATIONS`` (a ``workbench.project.schema.MigrationSet``) makes and
+  changes the part's own tables; the project applies the platform's set, then each part's in ``PARTS`` order.
 
 Everything is named, not imported, so that reading the list is cheap and each kind of thing is loaded
 only when it is first needed. ``PARTS`` gives the order: the GUI's navigation and ``palimpsest --help``.
 
-Adding a probe is one folder in ``workbench/probes/``, one in ``ui/``, and one line here.
+Adding a probe is one folder in ``workbench/probes/`` (its tables in its own migrations), one in ``ui/``,
+and one line here.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class Part:
     resumers: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     pages: tuple[PageSpec, ...] = ()
+    migrations: str = ""
 
 
 def parts() -> list[Part]:

@@ -71,7 +71,7 @@ def test_a_project_left_by_a_crash_before_its_first_checkpoint_opens(tmp_path):
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA wal_autocheckpoint = 0")
     conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
-    schema.MIGRATIONS.apply(sqlite_utils.Database(conn))
+    schema.apply(sqlite_utils.Database(conn))
     crashed = tmp_path / "crashed"
     shutil.copytree(made, crashed)  # the files as a crash leaves them, while the connection is still open
     conn.close()

@@ -22,7 +22,7 @@ def test_create_records_schema_and_reopens(tmp_path):
     path = tmp_path / "a.palimpsest"
     Project.create(path).close()
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.schema_version()
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == schema.FORMAT
     assert conn.execute("PRAGMA application_id").fetchone()[0] == schema.APPLICATION_ID
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
@@ -66,7 +66,7 @@ def test_older_file_is_backed_up_then_migrated(tmp_path):
     assert backup.exists() and backup != path
     assert "models" in set(project.db.table_names())
     assert project.db.execute("SELECT title FROM books").fetchone()[0] == "Old Book"
-    assert project.db.execute("PRAGMA user_version").fetchone()[0] == schema.schema_version()
+    assert project.db.execute("PRAGMA user_version").fetchone()[0] == schema.FORMAT
     project.close()
     # The backup is the file as it was: old schema, same data.
     backup_tables = _tables(backup)
@@ -83,7 +83,7 @@ def test_file_from_a_newer_version_is_refused(tmp_path):
     conn.execute(
         "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('palimpsest', '9999_future', 'x')"
     )
-    conn.execute(f"PRAGMA user_version = {schema.schema_version() + 1}")
+    conn.execute(f"PRAGMA user_version = {schema.FORMAT + 1}")
     conn.commit()
     conn.close()
     with pytest.raises(ProjectError, match="newer version of Palimpsest"):

@@ -25,5 +25,6 @@ PART = Part(
     "annotation",
     commands=("workbench.annotation.commands",),
     exports=("workbench.annotation.exports",),
+    migrations="workbench.annotation.migrations",
     pages=(PageSpec("annotate", "Annotate", "ui.annotate.page:AnnotatePage"),),
 )

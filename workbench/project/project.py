@@ -105,7 +105,7 @@ class Project:
         try:
             db = project.db
             db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
-            schema.MIGRATIONS.apply(db)
+            schema.apply(db)
             project._record_version(db)
         except sqlite3.Error as exc:
             project.close()
@@ -120,7 +120,7 @@ class Project:
         (``project.read_only`` says so); True opens it read-only anyway.
         """
         path = Path(path)
-        file_checks.check_is_project(path, schema.APPLICATION_ID, schema.MIGRATIONS.name)
+        file_checks.check_is_project(path, schema.APPLICATION_ID, schema.PLATFORM_SET)
         read_only = file_checks.is_read_only(path) if read_only is None else read_only
         project = cls(path, read_only=read_only)
         try:
@@ -149,18 +149,19 @@ class Project:
                 f"{self.path.name} is damaged: SQLite's integrity check found {len(problems)} problem(s) "
                 f"(first: {problems[0]}). Open a backup copy, or use 'Save as' on a copy to rescue what is readable."
             )
-        applied = [m.name for m in schema.MIGRATIONS.applied(db)]
-        known = set(schema.migration_names())
-        unknown = [name for name in applied if name not in known]
-        file_version = db.execute("PRAGMA user_version").fetchone()[0]
-        if unknown or file_version > schema.schema_version():
+        unknown = schema.unknown_migrations(db)
+        file_format = db.execute("PRAGMA user_version").fetchone()[0]
+        if unknown or file_format > schema.FORMAT:
+            what = (f"changes to the project format that this version does not know ({', '.join(unknown[:3])}"
+                    f"{', ...' if len(unknown) > 3 else ''})" if unknown else
+                    f"project format {file_format}, and this version reads up to {schema.FORMAT}")
             raise ProjectError(
-                f"{self.path.name} was saved by a newer version of Palimpsest (project format "
-                f"{max(file_version, len(applied))}; this version reads up to {schema.schema_version()}). "
+                f"{self.path.name} was saved by a newer version of Palimpsest: it holds {what}. "
                 "Update Palimpsest to open it."
             )
-        pending = schema.MIGRATIONS.pending(db)
-        if not pending:
+        if not schema.pending(db):
+            if file_format < schema.FORMAT and not self.read_only:
+                self._record_version(db)  # made by this version, but cut short before its format was written
             return
         if not migrate:
             raise ProjectError(f"{self.path.name} needs updating to the current project format before use.")
@@ -168,21 +169,21 @@ class Project:
             raise ProjectError(file_checks.read_only_message(
                 self.path, "It was saved by an earlier version of Palimpsest and must be updated to the current "
                            "project format before use, which cannot be done here"))
-        backup = self.path.with_name(f"{self.path.stem}.before-format-{schema.schema_version()}{SUFFIX}")
+        # the file as it was, beside it, before anything is written: an earlier release still opens the backup
+        stamp = dt.date.today().isoformat()
+        backup = self.path.with_name(f"{self.path.stem}.before-update-{stamp}{SUFFIX}")
         counter = 1
         while backup.exists():
             counter += 1
-            backup = self.path.with_name(
-                f"{self.path.stem}.before-format-{schema.schema_version()}-{counter}{SUFFIX}"
-            )
+            backup = self.path.with_name(f"{self.path.stem}.before-update-{stamp}-{counter}{SUFFIX}")
         _backup_to(db.conn, backup)
         self.migration_backup = backup
-        schema.MIGRATIONS.apply(db)
+        schema.apply(db)
         self._record_version(db)
 
     @staticmethod
     def _record_version(db: sqlite_utils.Database) -> None:
-        db.execute(f"PRAGMA user_version = {schema.schema_version()}")
+        db.execute(f"PRAGMA user_version = {schema.FORMAT}")
         with db.transaction():
             db["settings"].upsert({"key": "written_by", "value": json.dumps(__version__)}, pk="key")
 

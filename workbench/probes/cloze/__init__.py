@@ -34,6 +34,7 @@ PART = Part(
     exports=("workbench.probes.cloze.charts", "workbench.probes.cloze.error_charts"),
     resumers=("workbench.probes.cloze.run", "workbench.probes.cloze.mlm"),
     methods=("workbench.probes.cloze.methods",),
+    migrations="workbench.probes.cloze.migrations",
     pages=(
         PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),
         PageSpec("charts", "Charts", "ui.charts.page:ChartsPage"),

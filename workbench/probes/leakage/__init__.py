@@ -30,6 +30,7 @@ PART = Part(
     commands=("workbench.probes.leakage.commands",),
     exports=("workbench.probes.leakage.charts",),
     methods=("workbench.probes.leakage.methods",),
+    migrations="workbench.probes.leakage.migrations",
     pages=(PageSpec("leakage", "Leakage", "ui.leakage.page:LeakagePage"),),
     resumers=(
         "workbench.probes.leakage.overlap",

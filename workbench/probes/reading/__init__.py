@@ -30,5 +30,6 @@ PART = Part(
     exports=("workbench.probes.reading.charts",),
     resumers=("workbench.probes.reading.summaries", "workbench.probes.reading.run"),
     methods=("workbench.probes.reading.methods",),
+    migrations="workbench.probes.reading.migrations",
     pages=(PageSpec("reading", "Reading", "ui.reading.page:ReadingPage"),),
 )

@@ -15,5 +15,6 @@ PART = Part(
     exports=("workbench.probes.rep.charts",),
     resumers=("workbench.probes.rep.resume",),
     methods=("workbench.probes.rep.methods",),
+    migrations="workbench.probes.rep.migrations",
     pages=(PageSpec("rep", "Bias (REP)", "ui.rep.page:RepPage"),),
 )

@@ -38,5 +38,6 @@ PART = Part(
     exports=("workbench.probes.validity.charts",),
     resumers=("workbench.probes.validity.run",),
     methods=("workbench.probes.validity.methods",),
+    migrations="workbench.probes.validity.migrations",
     pages=(PageSpec("validity", "Validity", "ui.validity.page:ValidityPage"),),
 )
