@@ -19,7 +19,9 @@ Modules, in the order of the work:
 - ``analysis``   the tables behind every chart (pandas DataFrames);
 - ``errors``     the error analysis: do wrong answers lean towards names of memorized books? (its chart
                  and tables: ``error_charts``);
-- ``charts``     publication figures and CSV tables registered in the export registry.
+- ``charts``     publication figures and CSV tables registered in the export registry;
+- ``models_table`` several models side by side per book (the paper's tables); ``baselines`` the
+                 most-frequent-name baseline; ``tables`` registers both as exports.
 """
 
 from workbench.registry import PageSpec, Part
@@ -31,7 +33,7 @@ RUN_KINDS = ("cloze", "cloze-mlm", "cloze-logprob")
 PART = Part(
     "name-cloze",
     commands=("workbench.probes.cloze.commands",),
-    exports=("workbench.probes.cloze.charts", "workbench.probes.cloze.error_charts"),
+    exports=("workbench.probes.cloze.charts", "workbench.probes.cloze.error_charts", "workbench.probes.cloze.tables"),
     resumers=("workbench.probes.cloze.run", "workbench.probes.cloze.mlm"),
     methods=("workbench.probes.cloze.methods",),
     migrations="workbench.probes.cloze.migrations",

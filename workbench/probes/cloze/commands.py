@@ -107,6 +107,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_format_argument(p)
     p.set_defaults(handler=cmd_categories)
 
+    p = commands.add_parser("table", help="several models side by side, one row per book (the paper's tables)")
+    add_project_argument(p)
+    p.add_argument("--model", action="append", required=True, metavar="LABEL",
+                   help="a model whose accuracy to show (repeat for each column; rows are sorted by the first)")
+    p.add_argument("--top", type=int, metavar="N", help="only the N books the first model knows best")
+    p.add_argument("--year-from", type=int, metavar="YEAR", help="only books first published in YEAR or later")
+    p.add_argument("--year-to", type=int, metavar="YEAR", help="only books first published in YEAR or before")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_table)
+
+    p = commands.add_parser("frequent-name", help="the most-frequent-name baseline, overall and per book")
+    add_project_argument(p)
+    p.add_argument("--pooled", action="store_true",
+                   help="choose one name from every book's passages, as the paper does (by default each book's "
+                        "name comes from the other books' passages, so that no book's own answer is known)")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_frequent_name)
+
     p = commands.add_parser("compare", help="two models book by book, with Wilcoxon and McNemar tests")
     add_project_argument(p)
     p.add_argument("model_a", metavar="MODEL_A", help="the first model (a)")
@@ -311,6 +329,27 @@ def cmd_categories(args: argparse.Namespace) -> int:
 
     with opened(args.project) as project:
         frame = category_means(project, args.tag, args.model, exclude_flagged=args.exclude_flagged)
+    print_frame(frame, args.format)
+    return 0
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from workbench.probes.cloze.models_table import models_table, models_table_note
+
+    with opened(args.project) as project:
+        frame = models_table(project, args.model, top=args.top, year_from=args.year_from, year_to=args.year_to)
+        note = models_table_note(project, frame, year_from=args.year_from, year_to=args.year_to)
+    print_frame(frame, args.format, empty="No book has results for these models (within these years).")
+    if note:
+        print(note, file=sys.stderr)
+    return 0
+
+
+def cmd_frequent_name(args: argparse.Namespace) -> int:
+    from workbench.probes.cloze.baselines import frequent_name_baseline
+
+    with opened(args.project) as project:
+        frame = frequent_name_baseline(project, construction="pooled" if args.pooled else "leave-book-out")
     print_frame(frame, args.format)
     return 0
 

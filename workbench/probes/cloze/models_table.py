@@ -1,0 +1,83 @@
+"""The paper's tables: several models' name-cloze accuracy side by side, one row per book (*Speak, Memory*,
+Tables 1 and 6: GPT-4 | ChatGPT | BERT, with title, author and year).
+
+``models_table`` takes the models in the order given; rows are sorted by the first model's accuracy (best
+first; among equal accuracies by the next models', then by title), ``top`` keeps that many rows, and
+``year_from`` / ``year_to`` keep books first published in those years (books without a year are left out
+when a year bound is given, and the note says how many). A book a model has no answers for has a blank cell
+for it; each model's column is correct / passages answered (failures apart), as ``book_accuracy`` counts.
+Models are named by their labels: a column ``accuracy: LABEL`` and ``passages: LABEL`` per model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import pandas as pd
+
+from workbench.errors import UserError
+from workbench.probes.cloze.analysis import book_accuracy
+
+if TYPE_CHECKING:
+    from workbench.project import Project
+
+
+def accuracy_column(model: str) -> str:
+    return f"accuracy: {model}"
+
+
+def passages_column(model: str) -> str:
+    return f"passages: {model}"
+
+
+def models_table(project: "Project", models: Sequence[str], *, top: int | None = None, year_from: int | None = None,
+                 year_to: int | None = None, exclude_flagged: bool = False) -> pd.DataFrame:
+    """One row per book: title, book_id, author, year, then each model's accuracy and passages answered
+    (see the module docstring)."""
+    models = list(dict.fromkeys(m for m in models if m))
+    if not models:
+        raise UserError("Name at least one model whose accuracy to show (--model LABEL, once per model).")
+    if top is not None and top < 1:
+        raise UserError(f"--top must be a whole number of books, at least 1 (got {top}).")
+    books = pd.read_sql_query(
+        "SELECT id AS book_id, COALESCE(NULLIF(title, ''), external_id, 'Book ' || id) AS book, author, year"
+        " FROM books", project.db.conn)
+    books["year"] = books["year"].astype("Int64")
+    table = None
+    for model in models:
+        scores = book_accuracy(project, model, exclude_flagged=exclude_flagged)
+        kinds = sorted(scores["kind"].unique())
+        if len(kinds) > 1:  # a generating model and its own log-probability run: the prompted answers
+            scores = scores[scores["kind"] == ("cloze" if "cloze" in kinds else kinds[0])]
+        scores = scores[scores["n"] > 0][["book_id", "accuracy", "n"]].rename(
+            columns={"accuracy": accuracy_column(model), "n": passages_column(model)})
+        table = scores if table is None else table.merge(scores, on="book_id", how="outer")
+    table = books.merge(table, on="book_id", how="inner")
+    if year_from is not None or year_to is not None:
+        dated = table["year"].notna()
+        keep = dated.copy()
+        if year_from is not None:
+            keep &= table["year"].fillna(year_from) >= year_from
+        if year_to is not None:
+            keep &= table["year"].fillna(year_to) <= year_to
+        table = table[keep]
+    order = [accuracy_column(m) for m in models]
+    table = table.sort_values(order + ["book"], ascending=[False] * len(order) + [True], na_position="last",
+                              kind="stable")
+    if top is not None:
+        table = table.head(top)
+    for model in models:
+        table[passages_column(model)] = table[passages_column(model)].astype("Int64")
+    columns = ["book", "book_id", "author", "year"] + [c for m in models for c in (accuracy_column(m),
+                                                                                   passages_column(m))]
+    return table[columns].reset_index(drop=True)
+
+
+def models_table_note(project: "Project", table: pd.DataFrame, *, year_from: int | None = None,
+                      year_to: int | None = None) -> str:
+    """What the table left out, in a sentence: books without a year when a year bound was given."""
+    if year_from is None and year_to is None:
+        return ""
+    undated = project.db.execute("SELECT COUNT(*) FROM books WHERE year IS NULL").fetchone()[0]
+    return (f"{undated:,} book(s) without a year of publication are left out by the year bounds; add their years "
+            "on the Library page or with a metadata table.") if undated else ""
