@@ -88,16 +88,6 @@ def adjudicate(project: "Project", task: "Task | str | int", item_key: str, valu
     return {"item_id": item.item_key, "value": value, "minutes": minutes}
 
 
-def clear_adjudication(project: "Project", task: "Task | str | int", item_key: str) -> None:
-    task = get_task(project, task)
-    with project.db.transaction():
-        project.db.execute(
-            "DELETE FROM annotation_adjudications WHERE task_id = ? AND item_id IN"
-            " (SELECT id FROM annotation_items WHERE task_id = ? AND item_key = ?)",
-            [task.id, task.id, str(item_key)],
-        )
-
-
 def adjudications_frame(project: "Project", task: "Task | str | int") -> pd.DataFrame:
     task = get_task(project, task)
     return pd.read_sql_query(

@@ -245,16 +245,6 @@ class Session:
             )
         self._states.setdefault(item.id, {"status": "open", "seconds": 0.0}).update(flagged=True, comment=comment)
 
-    def unflag(self) -> None:
-        item = self._require_current()
-        with self.project.db.transaction():
-            self.project.db.execute(
-                "UPDATE annotations SET flagged = 0, comment = '', updated_at = ? WHERE task_id = ? AND item_id = ?"
-                " AND annotator_id = ?",
-                [now(), self.task.id, item.id, self.annotator.id],
-            )
-        self._reload()
-
     def undo(self) -> bool:
         """Take back the latest answer or skip of this session's annotator; that item becomes current."""
         db = self.project.db

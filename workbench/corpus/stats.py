@@ -120,10 +120,3 @@ def text_statistics(text: str) -> TextStats:
         paragraphs=count_paragraphs(text),
         chapter_headings=chapters,
     )
-
-
-def book_statistics(project, book_id: int) -> TextStats:
-    """Statistics of a stored book's text (computed on demand: a novel takes a fraction of a second)."""
-    from workbench.corpus.library import book_text
-
-    return text_statistics(book_text(project, book_id))

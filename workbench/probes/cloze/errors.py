@@ -586,7 +586,3 @@ def summary_frame(results: ErrorAnalysis | Sequence[ErrorAnalysis], model: str |
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
-def error_table(project: "Project", models: str | Sequence[str], grouped_by: str | None = None, **options) -> pd.DataFrame:
-    """``palimpsest cloze errors``: one row per model and set size with o, its spread and p."""
-    models = [models] if isinstance(models, str) else list(models)
-    return summary_frame(error_analyses(project, models, grouped_by, **options))

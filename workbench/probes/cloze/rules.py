@@ -101,15 +101,6 @@ class ExtractionSettings:
             record[key] = sorted(record[key])
         return record
 
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> "ExtractionSettings":
-        known = cls.__dataclass_fields__
-        data = {k: v for k, v in record.items() if k in known}
-        for key in ("excluded_words", "titles", "proper_labels"):
-            if key in data:
-                data[key] = frozenset(data[key])
-        return cls(**data)
-
     def fingerprint(self) -> str:
         """A short hash of the settings (two extractions with the same fingerprint find the same passages)."""
         text = json.dumps(self.as_record(), sort_keys=True)

@@ -680,10 +680,6 @@ def _run_indexer(jobs: list[tuple[list[str], Callable[[], None]]], state: TaskSt
             errors.close()
 
 
-def size_on_disk(folder: Path) -> int:
-    return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file())
-
-
 def humanize_bytes(size: int) -> str:
     if size <= 0:
         return "0 B"

@@ -120,11 +120,6 @@ class ModelTokenizer:
         offsets = np.asarray(out["offset_mapping"], dtype=np.int64).reshape(-1, 2)
         return Encoded(text, np.asarray(out["input_ids"], dtype=np.int64), offsets[:, 0], offsets[:, 1])
 
-    def encode_many(self, texts: list[str]) -> list[np.ndarray]:
-        """Token ids of many texts at once (the library tokenizes them in parallel)."""
-        out = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
-        return [np.asarray(ids, dtype=np.int64) for ids in out]
-
     def vocabulary_size(self) -> int:
         return len(self.tokenizer)
 
