@@ -128,7 +128,7 @@ def test_alpha_has_a_bootstrap_interval_around_it_that_the_seed_reproduces(proje
     table = agreement_table(project, task)
     alpha = stat(table, "Krippendorff's alpha (nominal)")
     assert alpha["ci_low"] < alpha["value"] < alpha["ci_high"]
-    assert -1 <= alpha["ci_low"] and alpha["ci_high"] <= 1
+    assert alpha["ci_low"] >= -1 and alpha["ci_high"] <= 1
     assert "bootstrap over items, 1,000 draws, seed 0" in alpha["note"]
     again = stat(agreement_table(project, task), "Krippendorff's alpha (nominal)")
     assert (again["ci_low"], again["ci_high"]) == (alpha["ci_low"], alpha["ci_high"])

@@ -172,10 +172,9 @@ def test_a_stray_write_outside_a_transaction_does_not_keep_the_write_lock(projec
 
 def test_a_failed_commit_is_rolled_back_and_the_connection_stays_usable(project):
     db = project.db
-    with pytest.raises(sqlite3.IntegrityError):
-        with db.transaction():
-            db.execute("PRAGMA defer_foreign_keys = ON")  # the check happens at COMMIT, which then fails
-            db.execute("INSERT INTO book_texts (book_id, text) VALUES (999, 'orphan')")
+    with pytest.raises(sqlite3.IntegrityError), db.transaction():
+        db.execute("PRAGMA defer_foreign_keys = ON")  # the check happens at COMMIT, which then fails
+        db.execute("INSERT INTO book_texts (book_id, text) VALUES (999, 'orphan')")
     assert not db.conn.in_transaction, "a failed COMMIT left the transaction (and the write lock) open"
     with db.transaction():
         db.execute("INSERT INTO settings (key, value) VALUES ('after', '1')")

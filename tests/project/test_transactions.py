@@ -14,11 +14,10 @@ def _insert_book(db, title):
 
 def test_an_error_rolls_back_every_statement(project):
     db = project.db
-    with pytest.raises(RuntimeError):
-        with db.transaction():
-            book_id = _insert_book(db, "Half")
-            db.execute("INSERT INTO book_texts (book_id, text) VALUES (?, 'text')", [book_id])
-            raise RuntimeError("stop")
+    with pytest.raises(RuntimeError), db.transaction():
+        book_id = _insert_book(db, "Half")
+        db.execute("INSERT INTO book_texts (book_id, text) VALUES (?, 'text')", [book_id])
+        raise RuntimeError("stop")
     assert db.execute("SELECT COUNT(*) FROM books").fetchone()[0] == 0
     assert db.execute("SELECT COUNT(*) FROM book_texts").fetchone()[0] == 0
 
@@ -27,10 +26,9 @@ def test_nested_blocks_are_savepoints(project):
     db = project.db
     with db.transaction():
         _insert_book(db, "Kept")
-        with pytest.raises(ValueError):
-            with db.transaction():
-                _insert_book(db, "Dropped")
-                raise ValueError
+        with pytest.raises(ValueError), db.transaction():
+            _insert_book(db, "Dropped")
+            raise ValueError
     titles = [r[0] for r in db.execute("SELECT title FROM books").fetchall()]
     assert titles == ["Kept"]
 

@@ -65,9 +65,7 @@ def parse_row(counts: pd.DataFrame, *, seed: int = 0, resamples: int = BOOTSTRAP
            "parse_ci_low": math.nan, "parse_ci_high": math.nan}
     if not answers:
         return row
-    if (counts["answers"] <= 1).all() or len(counts) < 2:
-        row["parse_ci_low"], row["parse_ci_high"] = wilson_interval(parsed, answers)
-    elif parsed in (0, answers):  # every draw the same: a bootstrap gives no width; Wilson is the honest bound
+    if (counts["answers"] <= 1).all() or len(counts) < 2 or parsed in (0, answers):
         row["parse_ci_low"], row["parse_ci_high"] = wilson_interval(parsed, answers)
     else:
         low, high, _ = percentile_bootstrap((counts["parsed"].to_numpy(float), counts["answers"].to_numpy(float)),
