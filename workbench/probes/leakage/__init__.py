@@ -32,11 +32,5 @@ PART = Part(
     methods=("workbench.probes.leakage.methods",),
     migrations="workbench.probes.leakage.migrations",
     pages=(PageSpec("leakage", "Leakage", "ui.leakage.page:LeakagePage"),),
-    resumers=(
-        "workbench.probes.leakage.overlap",
-        "workbench.probes.leakage.frequency",
-        "workbench.probes.leakage.membership",
-        "workbench.probes.leakage.surprisal",
-        "workbench.probes.leakage.decop",
-    ),
+    run_kinds=("workbench.probes.leakage.kinds",),
 )

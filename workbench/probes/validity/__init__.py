@@ -28,15 +28,13 @@ from workbench.registry import PageSpec, Part
 
 YEAR, NARRATIVE_TIME = "year", "narrative-time"
 TASKS = (YEAR, NARRATIVE_TIME)
-#: task -> run kind (``runs.kind``); in each, ``responses.item_id`` is a ``validity_passages`` id
-RUN_KINDS = {YEAR: "validity-year", NARRATIVE_TIME: "validity-narrative-time"}
 TASK_NAMES = {YEAR: "year of first publication", NARRATIVE_TIME: "narrative time"}
 
 PART = Part(
     "downstream-validity",
     commands=("workbench.probes.validity.commands",),
     exports=("workbench.probes.validity.charts",),
-    resumers=("workbench.probes.validity.run",),
+    run_kinds=("workbench.probes.validity.kinds",),
     methods=("workbench.probes.validity.methods",),
     migrations="workbench.probes.validity.migrations",
     pages=(PageSpec("validity", "Validity", "ui.validity.page:ValidityPage"),),
