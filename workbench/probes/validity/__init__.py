@@ -15,6 +15,7 @@ Modules, in the order of the work:
                   from a table (with the year of publication and a reference narrative time);
 - ``parsers``     the year and the duration an answer commits to (or why it is missing);
 - ``prompting``   the prompt templates of the two tasks;
+- ``kinds``       the two kinds of run (one per task), declared once with their typed config;
 - ``run``         runs on any registered model through the job runner, their cost, their resumer;
 - ``predictions`` answers made elsewhere, imported as an external model's run;
 - ``answers``     each passage's answer from a model's runs, parsed;
