@@ -302,8 +302,8 @@ def reading_project(folder: Path, rows: int) -> Built:
 def validity_project(folder: Path, rows: int) -> Built:
     """``rows`` validity passages over 100 books and a model's year answers to each, in one run."""
     from workbench import Project
-    from workbench.probes.validity import RUN_KINDS
     from workbench.probes.validity.answers import task_answers
+    from workbench.probes.validity.kinds import RUN_KINDS
 
     project = Project.create(folder / "validity.palimpsest")
     books = _books(project)

@@ -41,10 +41,10 @@ def missing(value: Any) -> bool:
 
 def run_kind(kind: Any) -> str:
     """'cloze-logprob' -> 'Name cloze, log-probability of the true name': the words of the probe that declared
-    the kind (its methods section); unknown kinds are shown as they are."""
+    the kind (``workbench.runs.RunKind``); unknown kinds are shown as they are."""
     if missing(kind):
         return ""
-    from workbench.export.methods import kind_name
+    from workbench.runs import kind_name
 
     return kind_name(str(kind))
 

@@ -7,7 +7,8 @@ modules that bring
 - ``commands``: ``palimpsest`` subcommands (a module with ``register(subparsers)``);
 - ``exports``: tables and charts (modules that call ``export.registry.register_table/register_chart``
   when imported);
-- ``resumers``: how its runs are continued (modules that call ``jobs.register_resumer`` when imported);
+- ``run_kinds``: its kinds of run (modules that call ``workbench.runs.declare_run_kind`` when imported: each
+  kind's string, typed config, how its runs are continued, its words for the Jobs page and the methods text);
 - ``methods``: its paragraph and facts for the methods text (modules that call
   ``export.methods.register_methods`` when imported);
 - ``pages``: the GUI pages that show it, as ``"ui.module:Class"`` (``ui/`` reads them; the core never
@@ -58,7 +59,7 @@ class Part:
     name: str
     commands: tuple[str, ...] = ()
     exports: tuple[str, ...] = ()
-    resumers: tuple[str, ...] = ()
+    run_kinds: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     pages: tuple[PageSpec, ...] = ()
     migrations: str = ""
@@ -69,7 +70,7 @@ def parts() -> list[Part]:
 
 
 def modules(kind: str) -> list[str]:
-    """Every module of ``kind`` ('commands', 'exports', 'resumers', 'methods'), in part order."""
+    """Every module of ``kind`` ('commands', 'exports', 'run_kinds', 'methods'), in part order."""
     return [module for part in parts() for module in getattr(part, kind)]
 
 

@@ -7,7 +7,7 @@ import pytest
 import workbench.models.registry as registry
 from tests.fixtures.fault_proxy import Fault
 from ui.jobs.page import JobsPage
-from workbench import jobs
+from workbench import jobs, runs
 from workbench.models import prices
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
@@ -44,9 +44,9 @@ def make_resumer(fail_items: set[int] | None = None):
 
 @pytest.fixture
 def resumable():
-    jobs.register_resumer(KIND, make_resumer())
-    yield jobs._RESUMERS
-    jobs._RESUMERS.pop(KIND, None)
+    runs.declare_run_kind(runs.RunKind(KIND, resume=make_resumer()))
+    yield
+    runs.forget_run_kind(KIND)
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_continue_finishes_a_stopped_run_in_the_background(page, project, llama_
 
 
 def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbot, messages):
-    jobs.register_resumer(KIND, make_resumer(fail_items={1, 4}))
+    runs.declare_run_kind(runs.RunKind(KIND, resume=make_resumer(fail_items={1, 4})))
     try:
         run_id = new_run(project, llama_server.base_url)
         jobs.resume_run(project, run_id)
@@ -116,11 +116,11 @@ def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbo
         assert (row["Status"], row["Failed"]) == ("done", "2")
         assert "2 × The server failed (HTTP 500): injected" in page.details.toPlainText()
         assert page.retry_button.isEnabled() and not page.continue_button.isEnabled()
-        jobs.register_resumer(KIND, make_resumer())  # the server is fine again
+        runs.declare_run_kind(runs.RunKind(KIND, resume=make_resumer()))  # the server is fine again
         page.retry_button.click()
         wait_idle(qtbot, page)
     finally:
-        jobs._RESUMERS.pop(KIND, None)
+        runs.forget_run_kind(KIND)
     row = row_of(page, run_id)
     assert (row["Failed"], row["Answered"], row["Model calls"]) == ("0", "6 of 6", "8")
     assert messages["errors"] == messages["infos"] == []

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.fault_proxy import Fault
-from workbench import jobs
+from workbench import jobs, runs
 from workbench.errors import UserError
 from workbench.jobs import Outcome, Unit
 from workbench.models.base import GenerationParams, prompt_request
@@ -220,7 +220,7 @@ def test_resume_run_calls_the_resumer_registered_for_the_kind(project):
         calls.append((run_id, retry_failed))
         return jobs.run_job(project_, run_id, UNITS, answering(), state, retry_failed=retry_failed)
 
-    jobs.register_resumer("test-resumable", resume)
+    runs.declare_run_kind(runs.RunKind("test-resumable", resume=resume))
     try:
         run_id = jobs.create_run(project, "test-resumable")
         jobs.run_job(project, run_id, UNITS, answering(), cancel_after(3))
@@ -230,7 +230,7 @@ def test_resume_run_calls_the_resumer_registered_for_the_kind(project):
         jobs.resume_run(project, run_id, retry_failed=True)
         assert calls[-1] == (run_id, True)
     finally:
-        jobs._RESUMERS.pop("test-resumable", None)
+        runs.forget_run_kind("test-resumable")
 
 
 def test_a_run_nobody_can_resume_says_what_to_do(project):

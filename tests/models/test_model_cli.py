@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import workbench.models.registry as registry
-from workbench import jobs
+from workbench import jobs, runs
 from workbench.cli import main
 from workbench.cli.common import progress_state
 from workbench.models.base import GenerationParams, prompt_request
@@ -112,7 +112,7 @@ def resume_tiny(project, run_id, state, retry_failed):
 
 def test_runs_lists_tokens_and_cost_and_continue_finishes_a_run(tmp_path, capsys, llama_server):
     path = new_project(tmp_path)
-    jobs.register_resumer("cli-test", resume_tiny)
+    runs.declare_run_kind(runs.RunKind("cli-test", resume=resume_tiny))
     try:
         with Project.open(path) as project:
             spec = registry.add_model(project, registry.ModelSpec(label="tiny-local", backend="openai", ref="tiny",
@@ -139,7 +139,7 @@ def test_runs_lists_tokens_and_cost_and_continue_finishes_a_run(tmp_path, capsys
         assert palimpsest("continue", path, run_id, "--failed-only", "--yes") == 0
         assert "0 asked now" in capsys.readouterr().out
     finally:
-        jobs._RESUMERS.pop("cli-test", None)
+        runs.forget_run_kind("cli-test")
 
 
 def test_plain_progress_lines_when_not_on_a_terminal():

@@ -13,8 +13,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBo
 from ui import wording
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share, yes_only
 from workbench.jobs import RESUMABLE_STATUSES
+from workbench.probes.cloze.kinds import CLOZE_KIND, LOGPROB_KIND, MLM_KIND
 
-KIND_NAMES = {"cloze": "name cloze", "cloze-mlm": "masked-LM baseline", "cloze-logprob": "log-probability"}
+KIND_NAMES = {CLOZE_KIND: "name cloze", MLM_KIND: "masked-LM baseline", LOGPROB_KIND: "log-probability"}
 
 
 def _ci(row: pd.Series) -> str:

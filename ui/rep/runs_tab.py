@@ -26,10 +26,9 @@ from ui.widgets.progress_row import ProgressRow
 from workbench import jobs
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
+from workbench.probes.rep.kinds import RUN_KINDS
 from workbench.probes.rep.run import SamplingSettings, run_rep
 from workbench.probes.rep.sets import current_sets
-
-RUN_KINDS = ("rep", "rep-judge", "rep-eep")
 
 
 def checked(widget: QListWidget) -> list[str]:

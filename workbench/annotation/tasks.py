@@ -172,14 +172,11 @@ def set_codebook(project: "Project", task: "Task | str | int", markdown: str) ->
 def delete_task(project: "Project", task: "Task | str | int") -> None:
     """Delete a task with its items, answers and the runs that generated its items (their config names
     the task as ``annotation_task``; a later task may reuse the id, and must not inherit them)."""
-    from workbench.jobs import refuse_while_running
+    from workbench.runs import delete_runs, run_ids
 
     task = get_task(project, task)
     with project.db.transaction():
-        run_ids = [i for i, in project.db.execute(
-            "SELECT id FROM runs WHERE json_extract(config, '$.annotation_task') = ?", [task.id])]
-        refuse_while_running(project, f"delete the task '{task.name}'", run_ids=run_ids)
-        project.db.execute("DELETE FROM runs WHERE json_extract(config, '$.annotation_task') = ?", [task.id])
+        delete_runs(project, run_ids(project, annotation_task=task.id), doing=f"delete the task '{task.name}'")
         project.db.execute("DELETE FROM annotation_tasks WHERE id = ?", [task.id])
 
 

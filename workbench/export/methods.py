@@ -21,8 +21,8 @@ for a paper; the record is its JSON twin, kept beside it for provenance.
 (``register_methods``) from a module its part names in ``methods=(...)`` (``workbench.registry``):
 
 - ``key`` and ``title``: the probe family, as in the record (``run["probe"]``) and as a heading;
-- ``kinds``: the run kinds it describes, each a ``RunKind`` (what the run is, what one item is, and
-  where the shared Generation line does not fit, a function writing it);
+- ``kinds``: the run kinds it describes: the probe's own declarations (``workbench.runs.RunKind``: what the
+  run is, what one item is, and where the shared Generation line does not fit, a function writing it);
 - ``facts(project, run) -> RunFacts``: what it adds to a run's record (``run`` is ``jobs.get_run``),
   and the number of items where the probe knows it;
 - ``lines(run_record, seen) -> list[str]``: the Markdown lines for those facts, between the prompt
@@ -51,6 +51,9 @@ from urllib.parse import urlunsplit
 from workbench import __version__, registry
 from workbench.errors import UserError
 from workbench.project import now
+from workbench.runs import RunKind, run_kind
+from workbench.runs import kind_name as kind_name
+from workbench.runs import run_ids as stored_run_ids
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -80,17 +83,6 @@ class Statistic:
     name: str
     used_for: str
     implementation: str = ""
-
-
-@dataclass(frozen=True)
-class RunKind:
-    """A kind of run (``runs.kind``): what the run is and what one item is, in words. ``generation`` writes
-    the run's Generation line where the shared one (temperature, tokens, samples, seed ...) does not fit."""
-
-    kind: str
-    description: str
-    item: str
-    generation: Callable[[dict], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -139,21 +131,13 @@ def sections() -> list[MethodsSection]:
     return sorted(_SECTIONS.values(), key=lambda s: s.order)
 
 
-def kind_name(kind: str) -> str:
-    """What a run of ``kind`` is, in the words of the probe that declared it ('Name cloze, prompted model');
-    a kind nothing declares is shown as it is stored."""
-    section, known = _kind(kind)
-    if section is None:
-        return kind
-    return known.description[:1].upper() + known.description[1:]
-
-
 def _kind(kind: str) -> tuple[MethodsSection | None, RunKind]:
+    """The section that claims ``kind`` and the kind's declaration (a bare one for a kind nothing declares)."""
     for section in sections():
         for known in section.kinds:
             if known.kind == kind:
                 return section, known
-    return None, RunKind(kind, kind, "item")
+    return None, run_kind(kind) or RunKind(kind, kind, "item")
 
 
 def _title(key: str) -> str:
@@ -305,7 +289,7 @@ def _run_record(project: "Project", run_id: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------- the record
 def _chosen_runs(project: "Project", run_ids: Sequence[int] | None) -> list[int]:
-    known = [r[0] for r in project.db.execute("SELECT id FROM runs ORDER BY id").fetchall()]
+    known = stored_run_ids(project)
     if run_ids is None:
         if not known:
             raise UserError("This project has no runs yet, so there are no methods to describe. Run a probe first.")

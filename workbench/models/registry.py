@@ -336,10 +336,9 @@ def update_model(project: "Project", label_or_id: str | int, *, confirm_free: bo
 
 def runs_using(project: "Project", model_id: int) -> tuple[int, int]:
     """How many runs use the model, and how many responses they hold."""
-    runs, responses = project.db.execute(
-        "SELECT COUNT(DISTINCT r.id), COUNT(x.id) FROM runs r LEFT JOIN responses x ON x.run_id = r.id"
-        " WHERE r.model_id = ?", [model_id]).fetchone()
-    return runs, responses
+    from workbench.runs import model_run_counts
+
+    return model_run_counts(project, model_id)
 
 
 def remove_model(project: "Project", label_or_id: str | int, *, with_runs: bool = False) -> None:
@@ -353,18 +352,17 @@ def remove_model(project: "Project", label_or_id: str | int, *, with_runs: bool 
         )
     with project.db.transaction():
         if runs:
-            from workbench.jobs import refuse_while_running
+            from workbench.runs import delete_runs, run_ids
 
-            run_ids = [i for i, in project.db.execute("SELECT id FROM runs WHERE model_id = ?", [spec.id])]
-            refuse_while_running(project, f"remove '{spec.label}'", run_ids=run_ids)
-        project.db.execute("DELETE FROM runs WHERE model_id = ?", [spec.id])
+            delete_runs(project, run_ids(project, model_id=spec.id), doing=f"remove '{spec.label}'")
         project.db.execute("DELETE FROM models WHERE id = ?", [spec.id])
 
 
 def models_frame(project: "Project") -> pd.DataFrame:
     from workbench.models.prices import cost_word
+    from workbench.runs import runs_per_model
 
-    counts = dict(project.db.execute("SELECT model_id, COUNT(*) FROM runs GROUP BY model_id").fetchall())
+    counts = runs_per_model(project)
     rows = [
         {
             "id": m.id,

@@ -32,7 +32,8 @@ def run_usage(project: "Project", run_id: int) -> dict[str, float | int | None]:
 def runs_overview(project: "Project", kind: str | None = None) -> pd.DataFrame:
     """``jobs.runs_frame`` plus tokens, calls, cached answers and cost (NaN where no price is known)."""
     frame = runs_frame(project, kind)
-    model_ids = dict(project.db.execute("SELECT id, model_id FROM runs").fetchall())
+    model_ids = {int(run_id): None if pd.isna(model_id) else int(model_id)
+                 for run_id, model_id in zip(frame["id"], frame["model_id"])}
     specs = {m.id: m for m in list_models(project)}
     usages = [json.loads(u or "{}") for u in frame["usage"]] if len(frame) else []
     frame["backend"] = [getattr(specs.get(model_ids.get(run_id)), "backend", None) for run_id in frame["id"]]
@@ -46,7 +47,7 @@ def runs_overview(project: "Project", kind: str | None = None) -> pd.DataFrame:
         cost = cost_of_usage(project, specs.get(model_ids.get(run_id)), usage)
         costs.append(float("nan") if cost is None else cost)
     frame["cost"] = pd.Series(costs, index=frame.index, dtype="float64")
-    return frame.drop(columns=["usage"])
+    return frame.drop(columns=["usage", "model_id", "template_id"])
 
 
 def estimate_continuation(project: "Project", run_id: int, retry_failed: bool = False) -> CostEstimate | None:

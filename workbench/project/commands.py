@@ -41,12 +41,14 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from workbench.runs import runs_per_model
+
     with opened(args.project) as project:
         db = project.db
         counts = {
             "books": db["books"].count,
             "models": db["models"].count,
-            "runs": db["runs"].count,
+            "runs": sum(runs_per_model(project).values()),
             "responses": db["responses"].count,
         }
         print(f"{project.path.name}: " + ", ".join(f"{n} {what}" for what, n in counts.items()))

@@ -6,5 +6,5 @@
 
 from workbench.registry import Part
 
-PART = Part("summaries", resumers=("workbench.summaries.runs",),
+PART = Part("summaries", run_kinds=("workbench.summaries.runs",),
             methods=("workbench.summaries.methods",))

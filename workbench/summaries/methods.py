@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, number, register_methods, same
+from workbench.export.methods import MethodsSection, RunFacts, Statistic, number, register_methods, same
 from workbench.summaries.runs import DISTORT_RUN, RETRY_TEMPERATURE, SUMMARY_RUN
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def summaries_statistics() -> list[Statistic]:
 register_methods(MethodsSection(
     key="summaries",
     title="Summaries for the summary-validity task",
-    kinds=(RunKind(SUMMARY_RUN, "scene summaries", "scene"), RunKind(DISTORT_RUN, "distorted summaries", "summary")),
+    kinds=(SUMMARY_RUN, DISTORT_RUN),
     facts=summaries_facts,
     procedure=summaries_paragraph,
     statistics=summaries_statistics,

@@ -16,9 +16,10 @@ from workbench.annotation.items import SCENE_CHARS, is_ready, list_items
 from workbench.annotation.passages import char_count, sample_windows, windows
 from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
-from workbench.jobs import get_run, run_counts
+from workbench.jobs import run_counts
 from workbench.models.prices import is_paid as is_paid  # the pages ask this module
 from workbench.progress import TaskState
+from workbench.runs import follow_ups, get_run, latest_run
 from workbench.summaries.runs import (
     DEFAULT_MAX_ATTEMPTS,
     DISTORT_PARAMS,
@@ -151,18 +152,11 @@ def run_plan(project: "Project", task: "Task | str | int", plan: SummaryPlan, st
 def latest_runs(project: "Project", task: "Task | str | int", model_label: str) -> tuple[int | None, int | None]:
     """The latest summary run of ``model_label`` for the task and the distortion run that follows it."""
     task = get_task(project, task)
-    row = project.db.execute(
-        "SELECT id FROM runs WHERE kind = ? AND json_extract(config, '$.annotation_task') = ?"
-        " AND json_extract(config, '$.model') = ? ORDER BY id DESC LIMIT 1",
-        [SUMMARY_RUN, task.id, model_label],
-    ).fetchone()
-    if row is None:
+    summary = latest_run(project, SUMMARY_RUN, annotation_task=task.id, model=model_label)
+    if summary is None:
         return None, None
-    distort = project.db.execute(
-        "SELECT id FROM runs WHERE kind = ? AND json_extract(config, '$.summary_run') = ? ORDER BY id DESC LIMIT 1",
-        [DISTORT_RUN, row[0]],
-    ).fetchone()
-    return row[0], distort[0] if distort else None
+    distort = follow_ups(project, summary, DISTORT_RUN)
+    return summary.id, distort[-1].id if distort else None
 
 
 def report_for(project: "Project", task: "Task | str | int", model_label: str) -> SummaryReport | None:
@@ -195,7 +189,7 @@ def retry_failed(project: "Project", task: "Task | str | int", model_label: str,
     summary_run, distort_run = latest_runs(project, task, model_label)
     if summary_run is None:
         raise UserError(f"The model '{model_label}' has made no summaries for '{task.name}' yet.")
-    model_id = get_run(project, summary_run)["model_id"]
+    model_id = get_run(project, summary_run).model_id
     if model_id is None:
         raise UserError(f"The model '{model_label}' is no longer in the project; add it again on the Models page.")
     item_ids = scene_items(project, task.id, model_label)

@@ -22,29 +22,18 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 from workbench.annotation.items import SCENE_CHARS, SCENE_CONTEXT_CHARS, add_book_scenes, get_item, set_choices
 from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
-from workbench.jobs import (
-    JobReport,
-    Outcome,
-    Process,
-    Unit,
-    find_or_create_run,
-    get_run,
-    register_resumer,
-    run_counts,
-    run_job,
-)
+from workbench.jobs import JobReport, Outcome, Process, Unit, run_counts, run_job
 from workbench.models.base import Backend, GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process, noting
 from workbench.progress import TaskState
 from workbench.prompt_templates import get_template, register_kind, template_by_id
+from workbench.runs import Run, RunKind, config_dict, declare_run_kind, find_or_create_run, follow_ups, get_run
 
 if TYPE_CHECKING:
     from workbench.project import Project
 
 SUMMARY_TEMPLATE = "summary"
 DISTORT_TEMPLATE = "summary-distort"
-SUMMARY_RUN = "summary"
-DISTORT_RUN = "summary-distort"
 
 MARKER = "<summary>"
 _MARKER = re.compile(r"<\s*summary\s*>", re.IGNORECASE)
@@ -61,6 +50,23 @@ DISTORT_PARAMS = GenerationParams(temperature=0.7, max_tokens=256)
 
 class FormatError(ValueError):
     """The model answered, but not in the form the prompt asked for."""
+
+
+@dataclass(frozen=True)
+class SummaryConfig:
+    """A summary run's config: the annotation task whose scene items it summarizes, the label of the model
+    that writes them (the items are the model's), and the attempts allowed per scene."""
+
+    annotation_task: int | None = None
+    model: str = ""
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+
+
+@dataclass(frozen=True)
+class DistortConfig(SummaryConfig):
+    """A distortion run's config: its summary run's, and that run (``summary_run``), whose summaries it rewrites."""
+
+    summary_run: int | None = None
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -156,11 +162,11 @@ def attempt_params(params: GenerationParams, attempt: int) -> GenerationParams:
 
 # ---------------------------------------------------------------------------------------------- runs
 def _run_for(project: "Project", kind: str, model_id: int | None, template_id: int, params: GenerationParams,
-             config: dict) -> int:
+             config: SummaryConfig) -> int:
     """The run with these settings, so that starting again continues it; a new run otherwise. The number of
     attempts counts among the parameters."""
     return find_or_create_run(project, kind, model_id=model_id, template_id=template_id,
-                              params={**params.as_dict(), "max_attempts": config["max_attempts"]}, config=config)
+                              params={**params.as_dict(), "max_attempts": config.max_attempts}, config=config)
 
 
 def parsed_answers(project: "Project", run_id: int, parse: Callable[[int, str | None, str | None], str]) -> dict[int, str]:
@@ -218,9 +224,9 @@ def run_on_texts(project: "Project", run_id: int, backend: Backend, texts: dict[
     run's template; ``parse(item_id, raw, prompt)`` raises ``FormatError`` for an answer to ask again.
     The run's template, parameters and ``max_attempts`` are those it recorded."""
     run = get_run(project, run_id)
-    template = template_by_id(project, run["template_id"])
-    params = GenerationParams.from_dict(run["params"])
-    attempts = int(run["params"].get("max_attempts", DEFAULT_MAX_ATTEMPTS))
+    template = template_by_id(project, run.template_id)
+    params = GenerationParams.from_dict(run.params)
+    attempts = int(run.params.get("max_attempts", DEFAULT_MAX_ATTEMPTS))
 
     def build(unit: Unit, attempt: int) -> Request:
         placeholder, text = texts[unit.item_id]
@@ -240,7 +246,7 @@ def run_summaries(project: "Project", run_id: int, backend: Backend, item_ids: S
 
 def run_distortions(project: "Project", run_id: int, backend: Backend, item_ids: Sequence[int], state: TaskState,
                     *, retry_failed: bool = False) -> JobReport:
-    summaries = summaries_of(project, get_run(project, run_id)["config"]["summary_run"])
+    summaries = summaries_of(project, get_run(project, run_id).config.summary_run)
     texts = {i: ("summary", summaries[i]) for i in item_ids if i in summaries}
     return run_on_texts(project, run_id, backend, texts,
                         lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]), state, retry_failed)
@@ -294,7 +300,7 @@ def summarize_task(
                                chars=chars, context_chars=context_chars)
     if not item_ids:
         raise UserError("No scenes could be cut from these books (they may be too short or have no prose).")
-    config = {"annotation_task": task.id, "model": model_label, "max_attempts": max_attempts}
+    config = SummaryConfig(annotation_task=task.id, model=model_label, max_attempts=max_attempts)
 
     template = get_template(project, summary_template, kind=SUMMARY_TEMPLATE)
     params = replace(summary_params, seed=summary_params.seed if summary_params.seed is not None else seed)
@@ -303,7 +309,8 @@ def summarize_task(
 
     template = get_template(project, distort_template, kind=DISTORT_TEMPLATE)
     params = replace(distort_params, seed=distort_params.seed if distort_params.seed is not None else seed)
-    distort_run = _run_for(project, DISTORT_RUN, model_id, template.id, params, {**config, "summary_run": summary_run})
+    distort_run = _run_for(project, DISTORT_RUN, model_id, template.id, params,
+                           DistortConfig(**config_dict(config), summary_run=summary_run))
     run_distortions(project, distort_run, backend, item_ids, state)
 
     ready = collect_pairs(project, summary_run, distort_run, item_ids)
@@ -321,32 +328,40 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
     from workbench.models.registry import get_model, open_backend
 
     run = get_run(project, run_id)
-    if run["model_id"] is None:
+    if run.model_id is None:
         raise UserError(f"Run {run_id} was made with a model that is not in the project; start it again from "
                         "'palimpsest annotate summarize'.")
-    config = run["config"]
-    item_ids = scene_items(project, config["annotation_task"], config["model"])
-    spec = get_model(project, run["model_id"])
+    item_ids = scene_items(project, run.config.annotation_task, run.config.model)
+    spec = get_model(project, run.model_id)
     with open_backend(spec, project) as backend:
-        if run["kind"] == SUMMARY_RUN:
+        if run.kind == SUMMARY_RUN:
             report = run_summaries(project, run_id, backend, item_ids, state, retry_failed=retry_failed)
-            pairs = [(run_id, r[0]) for r in project.db.execute(
-                "SELECT id FROM runs WHERE kind = ? AND json_extract(config, '$.summary_run') = ?",
-                [DISTORT_RUN, run_id]).fetchall()]
+            pairs = [(run_id, r.id) for r in follow_ups(project, run, DISTORT_RUN)]
             # summaries that succeed only now still need their distorted versions
             for _, distort_run in pairs:
                 if not state.cancelled:
                     run_distortions(project, distort_run, backend, item_ids, state)
         else:
             report = run_distortions(project, run_id, backend, item_ids, state, retry_failed=retry_failed)
-            pairs = [(config["summary_run"], run_id)]
+            pairs = [(run.config.summary_run, run_id)]
     for summary_run, distort_run in pairs:
         collect_pairs(project, summary_run, distort_run, item_ids)
     return report
 
 
-register_resumer(SUMMARY_RUN, resume)
-register_resumer(DISTORT_RUN, resume)
+def _units(project: "Project", run: Run[SummaryConfig]) -> list[Unit]:
+    """The scenes of the run's task cut for its model (a distortion run's: those with a usable summary)."""
+    items = scene_items(project, run.config.annotation_task, run.config.model)
+    if isinstance(run.config, DistortConfig):
+        summaries = summaries_of(project, run.config.summary_run)
+        items = [i for i in items if i in summaries]
+    return [Unit(i) for i in items]
+
+
+SUMMARY_RUN = declare_run_kind(RunKind("summary", "scene summaries", "scene", config=SummaryConfig, resume=resume,
+                                       units=_units))
+DISTORT_RUN = declare_run_kind(RunKind("summary-distort", "distorted summaries", "summary", config=DistortConfig,
+                                       resume=resume, units=_units, follows="summary_run"))
 
 
 def _request(backend: Backend, text: str, params: GenerationParams, attempt: int) -> Request:

@@ -12,6 +12,7 @@ Modules, in the order of the work:
                  several processes; a fast mode that stops once it has enough);
 - ``passages``   reading, selecting and deleting stored passages;
 - ``prompting``  the prompt around a passage and the answer format;
+- ``kinds``      its kinds of run, declared once (config, how each is continued, its words);
 - ``run``        probe runs on any model through the job runner (kinds ``cloze``, ``cloze-logprob``);
 - ``mlm``        the masked-LM baseline (kind ``cloze-mlm``);
 - ``score``      pure scoring functions and confidence intervals;
@@ -27,14 +28,12 @@ Modules, in the order of the work:
 from workbench.registry import PageSpec, Part
 
 MASK = "[MASK]"
-#: run kinds whose responses point at ``cloze_passages`` rows (``responses.item_id`` = passage id)
-RUN_KINDS = ("cloze", "cloze-mlm", "cloze-logprob")
 
 PART = Part(
     "name-cloze",
     commands=("workbench.probes.cloze.commands",),
     exports=("workbench.probes.cloze.charts", "workbench.probes.cloze.error_charts", "workbench.probes.cloze.tables"),
-    resumers=("workbench.probes.cloze.run", "workbench.probes.cloze.mlm"),
+    run_kinds=("workbench.probes.cloze.kinds",),
     methods=("workbench.probes.cloze.methods",),
     migrations="workbench.probes.cloze.migrations",
     pages=(

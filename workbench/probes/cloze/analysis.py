@@ -50,12 +50,13 @@ from workbench.corpus.book_sets import (
     save_book_set,
 )
 from workbench.errors import UserError
+from workbench.probes.cloze.kinds import ANSWER_KINDS, CLOZE_KIND, LOGPROB_KIND
 from workbench.probes.cloze.score import ALPHA, CI_METHODS, accuracy_interval, scored, wilson_interval
+from workbench.runs import runs as stored_runs
 
 if TYPE_CHECKING:
     from workbench.project import Project
 
-ANSWER_KINDS = ("cloze", "cloze-mlm")
 BOOK_COLUMNS = [
     "model", "kind", "book_id", "book", "year", "n", "correct", "accuracy", "ci_low", "ci_high", "ci_method",
     "failed", "candidates", "sampled", "flagged", "mean_logprob", "logprob_n", "runs",
@@ -84,18 +85,12 @@ def _counted_runs(
     """The runs whose answers count (run_id, model, kind): per model and kind, those with the settings
     (template version and generation parameters) of the newest run that holds answers (among ``run_ids``
     when given)."""
-    runs = list(run_ids) if run_ids is not None else None
-    sql = f"""
-        SELECT r.id AS run_id, r.model_id, m.label AS model, r.kind,
-               COALESCE(CAST(r.template_id AS TEXT), '') AS template, COALESCE(r.params, '') AS params
-        FROM runs r JOIN models m ON m.id = r.model_id
-        WHERE r.kind IN ({','.join('?' * len(kinds))})
-        {'AND m.label IN (' + ','.join('?' * len(models)) + ')' if models else ''}
-        {'AND r.id IN (SELECT value FROM json_each(?))' if runs is not None else ''}
-        AND EXISTS (SELECT 1 FROM responses x WHERE x.run_id = r.id)
-    """
-    params = [*kinds, *(models or []), *([json.dumps([int(r) for r in runs])] if runs is not None else [])]
-    frame = pd.read_sql_query(sql, project.db.conn, params=params)
+    found = stored_runs(project, kinds, model_label=models or None, with_responses=True,
+                        run_ids=[int(r) for r in run_ids] if run_ids is not None else None)
+    frame = pd.DataFrame([(run.id, run.model_id, run.model, run.kind,
+                           "" if run.template_id is None else str(run.template_id), run.params_text)
+                          for run in found if run.model is not None],
+                         columns=["run_id", "model_id", "model", "kind", "template", "params"])
     if frame.empty:
         return frame[["run_id", "model_id", "model", "kind"]]
     newest = frame.sort_values("run_id").groupby(["model_id", "kind"], sort=False).tail(1)
@@ -208,7 +203,7 @@ def _extractions(project: "Project") -> pd.DataFrame:
 
 
 def _logprob_means(project: "Project", models: list[str] | None) -> pd.DataFrame:
-    frame = _answers(project, ["cloze-logprob"], models, logprob=True, score=False)
+    frame = _answers(project, [LOGPROB_KIND], models, logprob=True, score=False)
     frame = frame[frame["status"] == "ok"]
     return (
         frame.groupby(["model", "book_id"])["logprob"].agg(mean_logprob="mean", logprob_n="count").reset_index()
@@ -285,13 +280,7 @@ def _book_table(project: "Project", answers: pd.DataFrame, models: list[str] | N
 
 def model_labels(project: "Project", kinds: Sequence[str] = ANSWER_KINDS) -> list[str]:
     """Models with name-cloze answers, in label order."""
-    rows = project.db.execute(
-        f"SELECT DISTINCT m.label FROM runs r JOIN models m ON m.id = r.model_id"
-        f" WHERE r.kind IN ({','.join('?' * len(kinds))}) AND EXISTS (SELECT 1 FROM responses x WHERE x.run_id = r.id)"
-        " ORDER BY m.label",
-        list(kinds),
-    ).fetchall()
-    return [r[0] for r in rows]
+    return sorted({run.model for run in stored_runs(project, list(kinds), with_responses=True) if run.model is not None})
 
 
 def book_groups(project: "Project", key: str) -> pd.DataFrame:
@@ -355,7 +344,7 @@ def _one_kind(books: pd.DataFrame) -> pd.DataFrame:
     kinds = set(books["kind"].unique())
     if len(kinds) < 2:
         return books
-    return books[books["kind"] == ("cloze" if "cloze" in kinds else sorted(kinds)[0])]
+    return books[books["kind"] == (CLOZE_KIND if CLOZE_KIND in kinds else sorted(kinds)[0])]
 
 
 PAIR_COLUMNS = ["book_id", "book", "n_a", "accuracy_a", "n_b", "accuracy_b", "difference"]
@@ -517,7 +506,7 @@ def ranked_books(project: "Project", model: str, *, exclude_flagged: bool = True
         raise UserError(f"'{model}' has no name-cloze results yet, so there are no deciles to form.")
     kinds = sorted(books["kind"].unique())
     if len(kinds) > 1:  # a model answers one way; two run kinds would rank each book twice
-        books = books[books["kind"] == ("cloze" if "cloze" in kinds else kinds[0])]
+        books = books[books["kind"] == (CLOZE_KIND if CLOZE_KIND in kinds else kinds[0])]
     if len(books) < 2:
         raise UserError(f"'{model}' has results for only one book: top and bottom sets need at least two books.")
     # best first; within a tie by id, so that a draw of tied books never depends on their titles

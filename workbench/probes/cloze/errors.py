@@ -66,6 +66,7 @@ from workbench.corpus.book_sets import (
     tie_rule,
 )
 from workbench.errors import UserError
+from workbench.probes.cloze.kinds import CLOZE_KIND
 from workbench.progress import TaskState
 
 if TYPE_CHECKING:
@@ -476,7 +477,7 @@ def model_answers(project: "Project", model: str) -> pd.DataFrame:
     results = passage_results(project, model)
     kinds = sorted(results["kind"].unique())
     if len(kinds) > 1:
-        results = results[results["kind"] == ("cloze" if "cloze" in kinds else kinds[0])]
+        results = results[results["kind"] == (CLOZE_KIND if CLOZE_KIND in kinds else kinds[0])]
     if results.empty:
         raise UserError(f"'{model}' has no name-cloze answers yet: run the probe or import its results.")
     return results

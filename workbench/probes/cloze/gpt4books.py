@@ -64,13 +64,13 @@ from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import create_run
 from workbench.models.registry import external_model
 from workbench.probes.cloze import MASK
-from workbench.probes.cloze.run import CLOZE_KIND
+from workbench.probes.cloze.kinds import CLOZE_KIND, ClozeConfig
 from workbench.probes.cloze.score import is_correct, parse_answer
 from workbench.progress import TaskState
 from workbench.project import now
+from workbench.runs import create_run, run_ids, set_status
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -335,9 +335,9 @@ def _answered_from(project: "Project", model_id: int) -> dict[int, set[str]]:
     without a file name, by earlier versions, name none)."""
     found: dict[int, set[str]] = defaultdict(set)
     for book_id, name in project.db.execute(
-        "SELECT DISTINCT p.book_id, json_extract(x.extra, '$.file') FROM responses x JOIN runs r ON r.id = x.run_id"
-        " JOIN cloze_passages p ON p.id = x.item_id WHERE r.model_id = ? AND r.kind = ? AND p.origin = 'imported'",
-        [model_id, CLOZE_KIND]
+        "SELECT DISTINCT p.book_id, json_extract(x.extra, '$.file') FROM responses x"
+        " JOIN cloze_passages p ON p.id = x.item_id WHERE x.run_id IN (SELECT value FROM json_each(?))"
+        " AND p.origin = 'imported'", [json.dumps(run_ids(project, CLOZE_KIND, model_id=model_id))]
     ):
         if name:
             found[book_id].add(name)
@@ -379,8 +379,8 @@ def _stored_answers(project: "Project", model_id: int) -> dict[int, tuple[str | 
     """Passage id -> (raw, published parse, run id) of the model's newest stored answer to it."""
     stored: dict[int, tuple[str | None, str | None, int]] = {}
     for item_id, raw, extra, run_id in project.db.execute(
-        "SELECT x.item_id, x.raw, x.extra, x.run_id FROM responses x JOIN runs r ON r.id = x.run_id"
-        " WHERE r.model_id = ? AND r.kind = ? AND x.sample = 0 ORDER BY x.run_id", [model_id, CLOZE_KIND]
+        "SELECT x.item_id, x.raw, x.extra, x.run_id FROM responses x WHERE x.run_id IN (SELECT value FROM json_each(?))"
+        " AND x.sample = 0 ORDER BY x.run_id", [json.dumps(run_ids(project, CLOZE_KIND, model_id=model_id))]
     ):
         stored[item_id] = (raw, extra, run_id)
     return {pid: (raw, json.loads(extra or "{}").get("published_parsed"), run_id)
@@ -469,16 +469,12 @@ def import_gpt4books(
 def _new_run(project: "Project", model_id: int, files: list[BookFile], book_ids: list[int]) -> int:
     """The import's run: a finished ``cloze`` run of the external model, its files in config (its responses
     say which passages it holds: the config lists no items, however many there are)."""
-    config = {
-        "format": FORMAT,
-        "imported_from": _describe(files),
-        "files": [{"file": f.path.name, "rows": len(f.rows), "book_id": b} for f, b in zip(files, book_ids)],
-    }
+    config = ClozeConfig(format=FORMAT, imported_from=_describe(files),
+                         files=tuple({"file": f.path.name, "rows": len(f.rows), "book_id": b}
+                                     for f, b in zip(files, book_ids)))
     run_id = create_run(project, CLOZE_KIND, model_id=model_id, params={}, config=config,
                         total=sum(len(f.rows) for f in files))
-    stamp = now()
-    project.db.execute("UPDATE runs SET status = 'done', started_at = ?, finished_at = ? WHERE id = ?",
-                       [stamp, stamp, run_id])
+    set_status(project, run_id, "done", started=True)
     return run_id
 
 

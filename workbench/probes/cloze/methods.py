@@ -8,10 +8,9 @@ import statistics as pystats
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, TIE_RULES
-from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, number, register_methods, same
+from workbench.export.methods import MethodsSection, RunFacts, Statistic, number, register_methods, same
 from workbench.probes.cloze import errors, score
-from workbench.probes.cloze.mlm import MLM_KIND
-from workbench.probes.cloze.run import CLOZE_KIND, LOGPROB_KIND
+from workbench.probes.cloze.kinds import CLOZE_KIND, LOGPROB_KIND, MLM_KIND
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -229,19 +228,10 @@ def error_analysis_choices() -> str:
         "over tie draws.")
 
 
-def _mlm_generation(run: dict) -> str:
-    return f"the {run['generation'].get('top_k', 5)} most probable fillers kept; the first is the answer"
-
-
 register_methods(MethodsSection(
     key="name-cloze",
     title="Name cloze",
-    kinds=(
-        RunKind(CLOZE_KIND, "name cloze, prompted model", "passage"),
-        RunKind(LOGPROB_KIND, "name cloze, log-probability of the true name", "passage",
-                generation=lambda _run: "no text generated: the expected answer is scored"),
-        RunKind(MLM_KIND, "name cloze, masked-language-model baseline", "passage", generation=_mlm_generation),
-    ),
+    kinds=(CLOZE_KIND, LOGPROB_KIND, MLM_KIND),
     facts=cloze_facts,
     lines=cloze_lines,
     procedure=cloze_paragraph,

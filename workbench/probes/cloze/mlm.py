@@ -11,19 +11,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, register_resumer, run_job
+from workbench.jobs import JobReport, Outcome, Unit, run_job
 from workbench.models.calls import noting
 from workbench.models.registry import runnable_model
 from workbench.probes.cloze import MASK
+from workbench.probes.cloze.kinds import MLM_KIND, MlmConfig
 from workbench.probes.cloze.run import Selection, load_passages, opened_backend, run_inputs
 from workbench.progress import TaskState
+from workbench.runs import find_or_create_run
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
     from workbench.models.registry import ModelSpec
     from workbench.project import Project
 
-MLM_KIND = "cloze-mlm"
 BATCH = 16
 
 
@@ -52,7 +53,7 @@ def run_mlm(
                 f"'{spec.label}' has no mask token: the baseline needs a masked language model such as BERT."
             )
         run_id = find_or_create_run(project, MLM_KIND, model_id=spec.id, params={"top_k": top_k},
-                                    config={"passage_ids": ids}, total=len(ids))
+                                    config=MlmConfig(passage_ids=tuple(ids)), total=len(ids))
         return execute_mlm(project, run_id, opened, ids, top_k, state, retry_failed)
 
 
@@ -96,7 +97,4 @@ def resume_mlm(project: "Project", run_id: int, state: TaskState | None = None,
 
     run, ids, spec = run_inputs(project, run_id)
     with open_backend(spec, project) as backend:
-        return execute_mlm(project, run_id, backend, ids, int(run["params"].get("top_k", 5)), state, retry_failed)
-
-
-register_resumer(MLM_KIND, resume_mlm)
+        return execute_mlm(project, run_id, backend, ids, int(run.params.get("top_k", 5)), state, retry_failed)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from workbench.probes.cloze import RUN_KINDS
+from workbench.probes.cloze.kinds import RUN_KINDS
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -72,15 +72,14 @@ RUN_COLUMNS = ["id", "kind", "model", "template", "status", "total", "ok", "fail
 
 def cloze_runs(project: "Project") -> pd.DataFrame:
     """The name-cloze runs, newest first; ``imported`` is True for published results brought in from files."""
-    from workbench.jobs import runs_frame
+    from workbench.runs import runs, runs_frame
 
     frame = runs_frame(project)
-    frame = frame[frame["kind"].isin(RUN_KINDS)].copy()
-    extra = pd.read_sql_query(
-        "SELECT r.id, m.backend, t.name || ' v' || t.version AS template FROM runs r"
-        " LEFT JOIN models m ON m.id = r.model_id LEFT JOIN prompt_templates t ON t.id = r.template_id",
-        project.db.conn,
-    )
+    frame = frame[frame["kind"].isin(RUN_KINDS)].drop(columns=["model_id", "template_id"])
+    backends = dict(project.db.execute("SELECT id, backend FROM models").fetchall())
+    templates = dict(project.db.execute("SELECT id, name || ' v' || version FROM prompt_templates").fetchall())
+    extra = pd.DataFrame([(run.id, backends.get(run.model_id), templates.get(run.template_id))
+                          for run in runs(project, RUN_KINDS)], columns=["id", "backend", "template"]).astype({"id": "int64"})
     frame = frame.merge(extra, on="id", how="left")
     frame["imported"] = frame["backend"] == "external"
     frame["template"] = frame["template"].fillna("")

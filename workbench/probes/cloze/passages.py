@@ -15,8 +15,9 @@ import pandas as pd
 
 from workbench.corpus.book_sets import book_set_members
 from workbench.errors import UserError
-from workbench.probes.cloze import RUN_KINDS
+from workbench.probes.cloze.kinds import RUN_KINDS
 from workbench.project import now
+from workbench.runs import refuse_while_running, run_ids
 
 if TYPE_CHECKING:
     from workbench.probes.cloze.candidates import BookSample
@@ -33,11 +34,10 @@ def _placeholders(values: list) -> str:
 
 
 def _responses_for(project: "Project", passage_ids_sql: str, params: list) -> int:
-    kinds = list(RUN_KINDS)
     row = project.db.execute(
-        f"SELECT COUNT(*) FROM responses x JOIN runs r ON r.id = x.run_id"
-        f" WHERE r.kind IN ({_placeholders(kinds)}) AND x.item_id IN ({passage_ids_sql})",
-        kinds + params,
+        f"SELECT COUNT(*) FROM responses x WHERE x.run_id IN (SELECT value FROM json_each(?))"
+        f" AND x.item_id IN ({passage_ids_sql})",
+        [json.dumps(run_ids(project, RUN_KINDS))] + params,
     ).fetchone()
     return row[0]
 
@@ -56,12 +56,10 @@ def extracted_usage(project: "Project", book_ids: Iterable[int]) -> dict[int, tu
 
 def _delete_extracted(project: "Project", book_id: int) -> None:
     """Inside a transaction: the book's extracted passages and every cloze response pointing at them."""
-    kinds = list(RUN_KINDS)
     sql = "SELECT id FROM cloze_passages WHERE book_id = ? AND origin = 'extracted'"
     project.db.execute(
-        f"DELETE FROM responses WHERE item_id IN ({sql})"
-        f" AND run_id IN (SELECT id FROM runs WHERE kind IN ({_placeholders(kinds)}))",
-        [book_id] + kinds,
+        f"DELETE FROM responses WHERE item_id IN ({sql}) AND run_id IN (SELECT value FROM json_each(?))",
+        [book_id, json.dumps(run_ids(project, RUN_KINDS))],
     )
     project.db.execute("DELETE FROM cloze_passages WHERE book_id = ? AND origin = 'extracted'", [book_id])
     project.db.execute("DELETE FROM cloze_extractions WHERE book_id = ?", [book_id])
@@ -72,8 +70,6 @@ def refuse_replacing(project: "Project", book_ids: Iterable[int], *, replace: bo
     """Raise ``UserError`` when extracting these books again would delete answers: always while a name-cloze
     run is being executed (in any program: it may be writing answers for them), and, unless ``replace``,
     when stored answers point at their passages."""
-    from workbench.jobs import refuse_while_running
-
     ids = list(book_ids)
     usage = extracted_usage(project, ids)
     if any(passages for passages, _ in usage.values()):

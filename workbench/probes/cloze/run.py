@@ -2,7 +2,7 @@
 
 Run kinds (``runs.kind``); in each, ``responses.item_id`` is the passage id and there is one sample:
 
-- ``cloze``: the prompt template around each passage; the model's raw answer is stored, scored when
+- ``cloze`` (the kinds are declared in ``kinds``): the prompt template around each passage; the model's raw answer is stored, scored when
   read (``score``). Defaults: temperature 0, at most 16 new tokens; base models stop at ``</name>``
   (chat models are not cut, so an answer naming two people stays visible and is scored wrong).
 - ``cloze-logprob`` (local models): the log-probability (natural log, summed over tokens) of the
@@ -13,7 +13,7 @@ Run kinds (``runs.kind``); in each, ``responses.item_id`` is the passage id and 
 Starting a run with the same model, kind, template, parameters and passages as an earlier one
 continues that run (``jobs.find_or_create_run``; only missing passages are asked); ``retry_failed``
 redoes only failures. A run's ``config`` records the passage ids, so it can be resumed later from the
-Jobs page (``resume_run`` here, ``mlm.resume_mlm`` for the masked-LM baseline).
+Jobs page (``resume_run`` here, ``mlm.resume_mlm`` for the masked-LM baseline, as ``kinds`` declares).
 """
 
 from __future__ import annotations
@@ -23,21 +23,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Outcome, Unit, run_job
 from workbench.models.base import GenerationParams, Message, prompt_request
 from workbench.models.calls import noting
 from workbench.models.registry import runnable_model
+from workbench.probes.cloze.kinds import CLOZE_KIND, LOGPROB_KIND, ClozeConfig, LogprobConfig
 from workbench.probes.cloze.passages import select_passage_ids
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE, cloze_prompt, expected_answer
 from workbench.progress import TaskState
 from workbench.prompt_templates import Template, get_template, template_by_id
+from workbench.runs import Run, find_or_create_run, get_run
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
     from workbench.models.registry import ModelSpec
     from workbench.project import Project
 
-CLOZE_KIND, LOGPROB_KIND = "cloze", "cloze-logprob"
 DEFAULT_MAX_TOKENS = 16
 
 
@@ -127,7 +128,8 @@ def run_cloze(
     with opened_backend(project, spec, backend) as opened:
         generation = default_params(opened.is_chat, **(params or {}))
         run_id = find_or_create_run(project, CLOZE_KIND, model_id=spec.id, template_id=chosen.id,
-                                    params=generation.as_dict(), config={"passage_ids": ids}, total=len(ids))
+                                    params=generation.as_dict(), config=ClozeConfig(passage_ids=tuple(ids)),
+                                    total=len(ids))
         return _execute_cloze(project, run_id, opened, chosen, ids, generation, state, retry_failed)
 
 
@@ -165,7 +167,7 @@ def run_logprob(
                 "Use exact-match accuracy for this model instead."
             )
         run_id = find_or_create_run(project, LOGPROB_KIND, model_id=spec.id, template_id=chosen.id, params={},
-                                    config={"passage_ids": ids, "chat": opened.is_chat}, total=len(ids))
+                                    config=LogprobConfig(passage_ids=tuple(ids), chat=opened.is_chat), total=len(ids))
         return _execute_logprob(project, run_id, opened, chosen, ids, state, retry_failed)
 
 
@@ -198,15 +200,20 @@ def logprob_process(backend: "Backend", template: Template, passages: dict[int, 
 # ---------------------------------------------------------------------------- resuming from the Jobs page
 
 
-def run_inputs(project: "Project", run_id: int) -> tuple[dict[str, Any], list[int], "ModelSpec"]:
+def passage_units(project: "Project", run: Run) -> list[Unit]:
+    """One unit per passage the run's config lists (an import of published results lists none)."""
+    return [Unit(int(i)) for i in run.config.passage_ids or ()]
+
+
+def run_inputs(project: "Project", run_id: int) -> tuple[Run, list[int], "ModelSpec"]:
     """A stored name-cloze run, its passage ids and its model, checked so that the run can be continued."""
     from workbench.models.registry import get_model
 
     run = get_run(project, run_id)
-    ids = list(run["config"].get("passage_ids") or [])
-    if run["model_id"] is None or not ids:
+    ids = [unit.item_id for unit in passage_units(project, run)]
+    if run.model_id is None or not ids:
         raise UserError(f"Run {run_id} does not say which model and passages it covers, so it cannot be continued.")
-    return run, ids, runnable_model(project, get_model(project, int(run["model_id"])))
+    return run, ids, runnable_model(project, get_model(project, int(run.model_id)))
 
 
 def resume_run(project: "Project", run_id: int, state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
@@ -215,15 +222,11 @@ def resume_run(project: "Project", run_id: int, state: TaskState | None = None, 
 
     run, ids, spec = run_inputs(project, run_id)
     with open_backend(spec, project) as backend:
-        if run["kind"] == CLOZE_KIND:
-            template = template_by_id(project, run["template_id"])
-            params = GenerationParams.from_dict(run["params"])
+        if run.kind == CLOZE_KIND:
+            template = template_by_id(project, run.template_id)
+            params = GenerationParams.from_dict(run.params)
             return _execute_cloze(project, run_id, backend, template, ids, params, state, retry_failed)
-        if run["kind"] == LOGPROB_KIND:
-            template = template_by_id(project, run["template_id"])
+        if run.kind == LOGPROB_KIND:
+            template = template_by_id(project, run.template_id)
             return _execute_logprob(project, run_id, backend, template, ids, state, retry_failed)
-    raise UserError(f"Run {run_id} is a {run['kind']} run, not a prompted name-cloze run.")
-
-
-for _kind in (CLOZE_KIND, LOGPROB_KIND):
-    register_resumer(_kind, resume_run)
+    raise UserError(f"Run {run_id} is a {run.kind} run, not a prompted name-cloze run.")

@@ -8,7 +8,8 @@ Reference corpora and the n-gram engine:
 - ``local_index``  queries on a local index; ``remote_index``: the same through the infini-gram web API;
 - ``corpora``      the project's corpora (table ``reference_corpora``), opening either kind.
 
-Analyses (each a run kind of the job runner, raw answers stored first, derived when read):
+Analyses (each a run kind of the job runner, declared once in ``kinds``; raw answers stored first, derived
+when read):
 
 - ``passages``     the passages analysed (name-cloze passages with the name in place, a file ...);
 - ``overlap``      longest overlap of each passage with a corpus, its frequency and chance (the leakage study);
@@ -32,11 +33,5 @@ PART = Part(
     methods=("workbench.probes.leakage.methods",),
     migrations="workbench.probes.leakage.migrations",
     pages=(PageSpec("leakage", "Leakage", "ui.leakage.page:LeakagePage"),),
-    resumers=(
-        "workbench.probes.leakage.overlap",
-        "workbench.probes.leakage.frequency",
-        "workbench.probes.leakage.membership",
-        "workbench.probes.leakage.surprisal",
-        "workbench.probes.leakage.decop",
-    ),
+    run_kinds=("workbench.probes.leakage.kinds",),
 )

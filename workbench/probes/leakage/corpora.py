@@ -30,6 +30,7 @@ from workbench.probes.leakage.index_build import DamagedIndex, IndexInfo, build_
 from workbench.probes.leakage.tokenizing import WORD, WordTokenizer, model_tokenizer, spec_from_choice
 from workbench.progress import TaskState
 from workbench.project import now
+from workbench.runs import run_ids, update_configs
 
 if TYPE_CHECKING:
     from workbench.probes.leakage.local_index import LocalIndex
@@ -224,8 +225,8 @@ def remove_corpus(project: "Project", name: str, *, delete_files: bool = False) 
         project.db.execute("DELETE FROM reference_corpora WHERE id = ?", [corpus.id])
         # The runs against it keep their answers but no longer name it: a corpus built later may get its number
         # (and its name), and its results must never be mixed with these.
-        project.db.execute("UPDATE runs SET config = json_set(config, '$.corpus_id', NULL, '$.removed_corpus_id', ?)"
-                           " WHERE json_extract(config, '$.corpus_id') = ?", [corpus.id, corpus.id])
+        update_configs(project, run_ids(project, corpus_id=corpus.id),
+                       {"corpus_id": None, "removed_corpus_id": corpus.id})
     if delete_files and corpus.kind == LOCAL:
         shutil.rmtree(corpus.folder(project), ignore_errors=True)
 

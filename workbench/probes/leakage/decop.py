@@ -36,22 +36,22 @@ from typing import TYPE_CHECKING, Any, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, run_job
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.registry import get_model, runnable_model
 from workbench.probes.leakage import decop_scores
 from workbench.probes.leakage import passages as passage_store
+from workbench.probes.leakage.kinds import PARAPHRASE_KIND, PARAPHRASES, QUIZ_KIND
 from workbench.probes.leakage.runs import responses
 from workbench.progress import TaskState
 from workbench.prompt_templates import get_template, register_kind, template_by_id, validate
+from workbench.runs import models_with_runs, runs
 
 if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate
     from workbench.project import Project
 
-PARAPHRASE_KIND, QUIZ_KIND = "decop-paraphrase", "decop"
 PARAPHRASE_TEMPLATE, QUIZ_TEMPLATE = "decop-paraphrase", "decop-quiz"
-PARAPHRASES = 3
 #: orders per passage: all 24 (the default, DE-COP's), or whole blocks of four (each place once per block)
 ORDER_CHOICES = (4, 8, 12, 16, 20, 24)
 DEFAULT_ORDERS = 24
@@ -426,12 +426,6 @@ def resume_quiz(project: "Project", run_id: int, state: TaskState, retry_failed:
     return _ask(project, run_id, state, retry_failed)
 
 
-register_resumer(PARAPHRASE_KIND, resume_paraphrases)
-register_resumer(QUIZ_KIND, resume_quiz)
-
-
-
-
 # ---------------------------------------------------------------------------------------------- results
 ANSWER_COLUMNS = ["book", "book_id", "passage_id", "item_id", "question", "expected", "answer", "picked", "correct",
                   "status", "raw", "run_id", "paraphraser_id", "paraphraser", "orders", "seed", "model"]
@@ -440,9 +434,9 @@ ANSWER_COLUMNS = ["book", "book_id", "passage_id", "item_id", "question", "expec
 def _settings(project: "Project", model_id: int) -> list[dict[str, int]]:
     """The distinct (paraphraser, orders, seed) of the model's question runs."""
     found = set()
-    for (config,) in project.db.execute("SELECT config FROM runs WHERE kind = ? AND model_id = ?", [QUIZ_KIND, model_id]):
-        config = json.loads(config or "{}")
-        found.add((int(config["paraphraser_id"]), int(config["orders"]), int(config["seed"])))
+    for run in runs(project, QUIZ_KIND, model_id=model_id):
+        config = run.config
+        found.add((int(config.paraphraser_id), int(config.orders), int(config.seed)))
     return [{"paraphraser_id": p, "orders": o, "seed": s} for p, o, s in sorted(found)]
 
 
@@ -499,7 +493,7 @@ def _tested(project: "Project", model: str | None) -> list[str]:
     from workbench.models.registry import list_models
 
     names = {m.id: m.label for m in list_models(project)}
-    asked = {row[0] for row in project.db.execute("SELECT DISTINCT model_id FROM runs WHERE kind = ?", [QUIZ_KIND])}
+    asked = models_with_runs(project, QUIZ_KIND)
     return [model] if model else [names[i] for i in sorted(asked) if i in names]
 
 

@@ -21,18 +21,19 @@ from typing import TYPE_CHECKING, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, run_job
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.corpora import get_corpus, open_index
+from workbench.probes.leakage.kinds import FREQUENCY_KIND as KIND
 from workbench.probes.leakage.runs import index_process, responses
 from workbench.probes.leakage.statistics import spearman
 from workbench.progress import TaskState
+from workbench.runs import latest_run
 
 if TYPE_CHECKING:
     from workbench.probes.leakage.corpora import NgramIndex
     from workbench.project import Project
 
-KIND = "leakage-frequency"
 PER_BOOK = 10
 GRAM = 10
 SEED = 0
@@ -103,18 +104,13 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
                     int(params["gram"]), int(params["seed"]), state, retry_failed)
 
 
-register_resumer(KIND, resume)
-
-
 # ---------------------------------------------------------------------------------------------- reading
 def counted_settings(project: "Project", corpus: str) -> dict[str, int] | None:
     """The settings (``per_book``, ``gram``, ``seed``) of the newest count against ``corpus``; None before any."""
     corpus_id = get_corpus(project, corpus).id
-    rows = project.db.execute("SELECT params, config FROM runs WHERE kind = ? ORDER BY id DESC", [KIND]).fetchall()
-    for params, config in rows:
-        if json.loads(config or "{}").get("corpus_id") == corpus_id:
-            stored = json.loads(params or "{}")
-            return {key: int(stored[key]) for key in SETTINGS if key in stored}
+    newest = latest_run(project, KIND, corpus_id=corpus_id)
+    if newest is not None:
+        return {key: int(newest.params[key]) for key in SETTINGS if key in newest.params}
     return None
 
 

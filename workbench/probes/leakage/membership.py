@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run
 from workbench.models.base import Failure
 from workbench.probes.leakage import passages as passage_store
+from workbench.probes.leakage.kinds import MEMBERSHIP_KIND as KIND
 from workbench.probes.leakage.runs import open_model, responses, run_on_model
 from workbench.probes.leakage.statistics import clustered_roc_auc, roc_auc
 from workbench.progress import TaskState
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
     from workbench.models.base import Backend
     from workbench.project import Project
 
-KIND = "membership"
 K_PERCENT = 20.0
 SCORES = ["perplexity", "zlib_ratio", "min_k", "min_k_pp", "ref_ratio", "ref_diff"]
 #: the scores that need a reference model
@@ -154,9 +154,6 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
     run = get_run(project, run_id)
     spec = get_model(project, int(run["model_id"]))
     return _execute(project, run_id, spec, list(run["config"]["passage_ids"]), state, retry_failed)
-
-
-register_resumer(KIND, resume)
 
 
 # ---------------------------------------------------------------------------------------------- reading

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, register_methods, same
-from workbench.probes.leakage import decop, frequency, membership, overlap, surprisal
+from workbench.export.methods import MethodsSection, RunFacts, Statistic, register_methods, same
+from workbench.probes.leakage import decop, frequency, kinds, membership, overlap, surprisal
 from workbench.probes.leakage.statistics import CONFIDENCE, RESAMPLES
 
 if TYPE_CHECKING:
@@ -36,14 +36,6 @@ def _corpus(project: "Project", run: dict, key: str = "corpus") -> dict[str, Any
         if cuts:
             facts["cuts"] = cuts
     return facts
-
-
-def _index_only(_run: dict) -> str:
-    return "none: no model is involved, the answers are counts from the n-gram index"
-
-
-def _read_only(_run: dict) -> str:
-    return "none: the model read each text once, and the log-probability of every token was kept"
 
 
 def leakage_facts(project: "Project", run: dict) -> RunFacts:
@@ -251,16 +243,8 @@ def leakage_statistics() -> list[Statistic]:
 register_methods(MethodsSection(
     key="leakage",
     title="Leakage and membership evidence",
-    kinds=(
-        RunKind(overlap.KIND, "overlap with a reference corpus", "passage", generation=_index_only),
-        RunKind(overlap.BACKGROUND_KIND, "counts of the overlaps in a background corpus (chance model)", "passage",
-                generation=_index_only),
-        RunKind(frequency.KIND, "n-gram counts per book in a reference corpus", "passage", generation=_index_only),
-        RunKind(membership.KIND, "token log-probabilities for membership scores", "passage", generation=_read_only),
-        RunKind(surprisal.KIND, "word-level surprisal", "text", generation=_read_only),
-        RunKind(decop.PARAPHRASE_KIND, "DE-COP paraphrases", "passage"),
-        RunKind(decop.QUIZ_KIND, "DE-COP questions", "passage in one option order"),
-    ),
+    kinds=(kinds.OVERLAP_KIND, kinds.CHANCE_KIND, kinds.FREQUENCY_KIND, kinds.MEMBERSHIP_KIND, kinds.SURPRISAL_KIND,
+           kinds.PARAPHRASE_KIND, kinds.QUIZ_KIND),
     facts=leakage_facts,
     lines=leakage_lines,
     procedure=leakage_paragraph,

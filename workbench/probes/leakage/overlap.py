@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, run_job
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.chance import (
     BACKGROUND,
@@ -51,16 +51,17 @@ from workbench.probes.leakage.chance import (
     span_chance,
 )
 from workbench.probes.leakage.corpora import get_corpus, list_corpora, open_index
+from workbench.probes.leakage.kinds import CHANCE_KIND as BACKGROUND_KIND
+from workbench.probes.leakage.kinds import OVERLAP_KIND as KIND
 from workbench.probes.leakage.runs import index_process, responses
 from workbench.probes.leakage.wordlevel import count_words
 from workbench.progress import TaskState
+from workbench.runs import runs
 
 if TYPE_CHECKING:
     from workbench.probes.leakage.corpora import NgramIndex
     from workbench.project import Project
 
-KIND = "leakage-overlap"
-BACKGROUND_KIND = "leakage-chance"
 #: the answers' layout: 2 keeps the run's token ids (the chance model takes the run's own occurrences out of
 #: the counts with them); runs of layout 1 are asked again
 ANSWERS = 2
@@ -273,10 +274,6 @@ def resume_background(project: "Project", run_id: int, state: TaskState, retry_f
                                list(config.get("passage_ids") or []), state, retry_failed)
 
 
-register_resumer(KIND, resume)
-register_resumer(BACKGROUND_KIND, resume_background)
-
-
 # ---------------------------------------------------------------------------------------------- reading
 def overlap_frame(project: "Project", corpus: str | None = None, *, background: str | None = None,
                   passage_ids: Sequence[int] | None = None, order: int = MAX_ORDER,
@@ -329,8 +326,7 @@ def _background_answers(project: "Project", corpus: str, background: str) -> dic
 
 
 def _corpora_with_runs(project: "Project") -> list[str]:
-    rows = project.db.execute("SELECT DISTINCT config FROM runs WHERE kind = ?", [KIND]).fetchall()
-    queried = {json.loads(c or "{}").get("corpus_id") for (c,) in rows}
+    queried = {run.config.corpus_id for run in runs(project, KIND)}
     return sorted(corpus.name for corpus in list_corpora(project) if corpus.id in queried)
 
 

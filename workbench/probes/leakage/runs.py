@@ -12,6 +12,8 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, run_job
 from workbench.progress import TaskState
+from workbench.runs import responses as stored_responses
+from workbench.runs import runs
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
@@ -77,26 +79,13 @@ RESPONSE_COLUMNS = ["run_id", "model_id", "item_id", "sample", "status", "raw", 
 def matching_runs(project: "Project", kind: str, *, model_id: int | None = None,
                   config_filter: dict[str, Any] | None = None,
                   params_filter: dict[str, Any] | None = None) -> list[tuple[int, int | None, str, str]]:
-    """The runs of ``kind`` (for ``model_id`` if given) whose config has ``config_filter``'s values and whose
-    settings have ``params_filter``'s, newest first, as (run id, model id, params, config) with params and
-    config as stored (JSON text). Each run's config and settings are read and parsed once."""
-    sql = "SELECT id, model_id, params, config FROM runs WHERE kind = ?"
-    args: list[Any] = [kind]
-    if model_id is not None:
-        sql += " AND model_id = ?"
-        args.append(model_id)
-    kept = []
-    for run_id, model, params, config in project.db.execute(sql + " ORDER BY id DESC", args).fetchall():
-        if _has(config, config_filter) and _has(params, params_filter):
-            kept.append((int(run_id), model, params or "{}", config or "{}"))
-    return kept
-
-
-def _has(stored: str | None, wanted: dict[str, Any] | None) -> bool:
-    if not wanted:
-        return True
-    values = json.loads(stored or "{}")
-    return all(values.get(k) == v for k, v in wanted.items())
+    """The runs of ``kind`` (for ``model_id`` if given) whose config has ``config_filter``'s values (the run
+    store compares them on the kind's typed config) and whose settings have ``params_filter``'s, newest first,
+    as (run id, model id, params, config) with params and config as stored (JSON text). Each run's config and
+    settings are read and parsed once."""
+    found = runs(project, kind, model_id=model_id, **(config_filter or {}))
+    return [(run.id, run.model_id, run.params_text, run.config_text) for run in reversed(found)
+            if all(run.params.get(k) == v for k, v in (params_filter or {}).items())]
 
 
 def responses(project: "Project", kind: str, *, model_id: int | None = None, config_filter: dict[str, Any] | None = None,
@@ -110,20 +99,11 @@ def responses(project: "Project", kind: str, *, model_id: int | None = None, con
     Linear in the answers read: the runs are chosen first (each run's config parsed once: a run's config
     may name every passage it covers), then only their answers are read. The params and config columns hold
     the run's stored JSON text, one string per run shared by its rows (never parse them per row)."""
-    runs = matching_runs(project, kind, model_id=model_id, config_filter=config_filter, params_filter=params_filter)
-    if not runs:
+    found = matching_runs(project, kind, model_id=model_id, config_filter=config_filter, params_filter=params_filter)
+    if not found:
         return pd.DataFrame(columns=RESPONSE_COLUMNS)
-    sql = ("SELECT run_id, item_id, sample, status, raw, error, logprob, extra, created_at FROM responses"
-           " WHERE run_id IN (SELECT value FROM json_each(?))")
-    args = [json.dumps([run_id for run_id, *_ in runs])]
-    if ok_only:
-        sql += " AND status = 'ok'"
-    if item_ids is not None:
-        sql += " AND item_id IN (SELECT value FROM json_each(?))"
-        args.append(json.dumps([int(i) for i in item_ids]))
-    frame = pd.read_sql_query(sql + " ORDER BY run_id DESC, item_id, sample", project.db.conn, params=args)
-    frame = frame.drop_duplicates(["item_id", "sample"], keep="first").reset_index(drop=True)
-    model_ids, params, configs = ({run[0]: run[n] for run in runs} for n in (1, 2, 3))
+    frame = stored_responses(project, [run_id for run_id, *_ in found], ok_only=ok_only, item_ids=item_ids)
+    model_ids, params, configs = ({run[0]: run[n] for run in found} for n in (1, 2, 3))
     frame["model_id"] = frame["run_id"].map(model_ids)
     frame["params"] = frame["run_id"].map(params)  # the same string object on every row of a run
     frame["config"] = frame["run_id"].map(configs)

@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer
+from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run
 from workbench.models.base import Failure
 from workbench.probes.leakage import passages as passage_store
+from workbench.probes.leakage.kinds import SURPRISAL_KIND as KIND
 from workbench.probes.leakage.runs import open_model, responses, run_on_model
 from workbench.progress import TaskState
 
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from workbench.models.base import Backend
     from workbench.project import Project
 
-KIND = "surprisal"
 COLUMNS = ["word", "position", "surprisal", "tokens", "pieces", "corrected"]
 _WORD = re.compile(r"\S+")
 
@@ -158,9 +158,6 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
     run = get_run(project, run_id)
     return _execute(project, run_id, get_model(project, int(run["model_id"])), list(run["config"]["passage_ids"]),
                     state, retry_failed)
-
-
-register_resumer(KIND, resume)
 
 
 def surprisal_frame(project: "Project", model: str, item: int, *, correct: bool | None = None) -> pd.DataFrame:

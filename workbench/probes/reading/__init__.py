@@ -28,7 +28,7 @@ PART = Part(
     "reading",
     commands=("workbench.probes.reading.commands",),
     exports=("workbench.probes.reading.charts",),
-    resumers=("workbench.probes.reading.summaries", "workbench.probes.reading.run"),
+    run_kinds=("workbench.probes.reading.summaries", "workbench.probes.reading.run"),
     methods=("workbench.probes.reading.methods",),
     migrations="workbench.probes.reading.migrations",
     pages=(PageSpec("reading", "Reading", "ui.reading.page:ReadingPage"),),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, number, register_methods, same
+from workbench.export.methods import MethodsSection, RunFacts, Statistic, number, register_methods, same
 from workbench.probes.reading import names, results
 from workbench.probes.reading.questions import RECONSTRUCTION_KINDS, get_question_set, missing_kinds, question_counts
 from workbench.probes.reading.run import ANSWER_RUN
@@ -199,24 +199,10 @@ def reading_statistics() -> list[Statistic]:
     ]
 
 
-def _answer_generation(record: dict) -> str:
-    params = record["generation"]
-    choice, rebuild = params.get("choice") or {}, params.get("reconstruct") or {}
-    if not choice:
-        return "not recorded (imported results)"
-    line = (f"choices: temperature {number(choice.get('temperature'))}, at most {choice.get('max_tokens')} new tokens"
-            + (f", logit bias on {len(choice['logit_bias'])} token(s)" if choice.get("logit_bias") else "")
-            + f"; reconstructions: temperature {number(rebuild.get('temperature'))}, at most "
-              f"{rebuild.get('max_tokens')} new tokens; seed {choice.get('seed')}; one sample per question")
-    return line
-
-
 register_methods(MethodsSection(
     key="reading",
     title="Reading questions (NarrativeXL)",
-    kinds=(RunKind(SUMMARY_RUN, "reading: scene summaries", "scene"),
-           RunKind(FALSE_RUN, "reading: false summaries", "scene"),
-           RunKind(ANSWER_RUN, "reading questions answered", "question", generation=_answer_generation)),
+    kinds=(SUMMARY_RUN, FALSE_RUN, ANSWER_RUN),
     facts=reading_facts,
     lines=reading_lines,
     procedure=reading_paragraph,

@@ -37,6 +37,7 @@ from workbench.analysis.intervals import bootstrap_interval, wilson_interval
 from workbench.probes.reading.asking import choice_correct, parse_choice, parse_reconstruction
 from workbench.probes.reading.questions import RECONSTRUCTION_KINDS, load_questions
 from workbench.probes.reading.run import ANSWER_RUN
+from workbench.runs import runs
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -53,11 +54,9 @@ MIN_FOR_SLOPE = 10
 # ---------------------------------------------------------------------------------------------- answers
 def answer_runs(project: "Project", model: str | None = None) -> pd.DataFrame:
     """The newest ``reading-answer`` run per book, variant and model: run_id, model, book_id, variant, set_id."""
-    frame = pd.read_sql_query(
-        "SELECT r.id AS run_id, m.label AS model, json_extract(r.config, '$.book_id') AS book_id,"
-        " json_extract(r.config, '$.variant') AS variant, json_extract(r.config, '$.question_set') AS set_id"
-        " FROM runs r JOIN models m ON m.id = r.model_id WHERE r.kind = ? ORDER BY r.id",
-        project.db.conn, params=[ANSWER_RUN])
+    found = [run for run in runs(project, ANSWER_RUN) if run.model is not None]
+    frame = pd.DataFrame([(run.id, run.model, run.config.book_id, run.config.variant, run.config.question_set)
+                          for run in found], columns=["run_id", "model", "book_id", "variant", "set_id"])
     if model is not None:
         frame = frame[frame["model"] == model]
     return frame.drop_duplicates(["model", "book_id", "variant"], keep="last").reset_index(drop=True)

@@ -22,10 +22,12 @@ whether the text was cut.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.export.methods import number
+from workbench.jobs import JobReport, Outcome, Unit, run_job
 from workbench.models.base import GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process
 from workbench.probes.reading.asking import (
@@ -41,6 +43,7 @@ from workbench.probes.reading.fitting import TOKENS_PER_WORD, Fit, check_questio
 from workbench.probes.reading.questions import QuestionSet, get_question_set, latest_question_sets, load_questions
 from workbench.progress import TaskState
 from workbench.prompt_templates import get_template, template_by_id
+from workbench.runs import Run, RunKind, declare_run_kind, find_or_create_run, get_run, runs
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
@@ -48,9 +51,20 @@ if TYPE_CHECKING:
     from workbench.models.registry import ModelSpec
     from workbench.project import Project
 
-ANSWER_RUN = "reading-answer"
 CHOICE_PARAMS = GenerationParams(temperature=0.0, max_tokens=8, seed=0)
 RECONSTRUCT_PARAMS = GenerationParams(temperature=0.0, max_tokens=300, seed=0)
+
+
+@dataclass(frozen=True)
+class AnswerConfig:
+    """An answer run's config: the question set (its book and variant), the most words of book a read-along
+    prompt shows (None: what fits the model), and the ids of the templates for each kind of prompt."""
+
+    question_set: int | None = None
+    book_id: int | None = None
+    variant: str = "original"
+    context_words: int | None = None
+    templates: Mapping[str, int] = field(default_factory=dict)
 
 
 def variant_text(project: "Project", question_set: QuestionSet) -> str:
@@ -108,16 +122,16 @@ def _check(project: "Project", question_set: QuestionSet, backend: "Backend", la
     return fit
 
 
-def _process(project: "Project", run: dict, backend: "Backend", fit: Fit):
+def _process(project: "Project", run: Run[AnswerConfig], backend: "Backend", fit: Fit):
     """The run's job process and units: one request per question, with the context record in ``extra``."""
-    config = run["config"]
-    question_set = get_question_set(project, config["question_set"])
+    config = run.config
+    question_set = get_question_set(project, config.question_set)
     questions = {q.id: q for q in load_questions(project, question_set.id)}
     book = BookText(variant_text(project, question_set))
-    templates = _templates(project, config["templates"])
-    choice = GenerationParams.from_dict(run["params"]["choice"])
-    rebuild = GenerationParams.from_dict(run["params"]["reconstruct"])
-    limit = config.get("context_words")
+    templates = _templates(project, dict(config.templates))
+    choice = GenerationParams.from_dict(run.params["choice"])
+    rebuild = GenerationParams.from_dict(run.params["reconstruct"])
+    limit = config.context_words
     given: dict[int, dict[str, Any]] = {}
 
     def build(unit: Unit) -> Request:
@@ -155,15 +169,16 @@ def execute(project: "Project", run_id: int, backend: "Backend", fit: Fit, state
 
 
 def _run_settings(project: "Project", question_set: QuestionSet, context_words: int | None,
-                  choice_params: GenerationParams, reconstruct_params: GenerationParams) -> tuple[dict, dict, dict]:
+                  choice_params: GenerationParams, reconstruct_params: GenerationParams
+                  ) -> tuple[dict, AnswerConfig, dict]:
     """The templates, config and parameters of the run that asks ``question_set``."""
     if context_words is not None and context_words < 0:
         raise UserError("The number of words of book to show cannot be negative.")
     templates = {"choice": get_template(project, CHOICE_TEMPLATE, kind=CHOICE_TEMPLATE).id,
                  "reconstruct": get_template(project, RECONSTRUCT_TEMPLATE, kind=RECONSTRUCT_TEMPLATE).id,
                  "reconstruct-passage": get_template(project, PASSAGE_TEMPLATE, kind=PASSAGE_TEMPLATE).id}
-    config = {"question_set": question_set.id, "book_id": question_set.book_id, "variant": question_set.variant,
-              "context_words": context_words, "templates": templates}
+    config = AnswerConfig(question_set=question_set.id, book_id=question_set.book_id, variant=question_set.variant,
+                          context_words=context_words, templates=templates)
     params = {"choice": choice_params.as_dict(), "reconstruct": reconstruct_params.as_dict()}
     return templates, config, params
 
@@ -264,12 +279,10 @@ def estimate_questions_cost(project: "Project", model: "str | ModelSpec", *, var
 
 def _answered(project: "Project", spec: "ModelSpec") -> set[tuple[int, int]]:
     """(question set, question) pairs the model has an answer for, in any of its runs."""
-    runs = project.db.execute("SELECT id, json_extract(config, '$.question_set') FROM runs WHERE kind = ? AND model_id = ?",
-                              [ANSWER_RUN, spec.id]).fetchall()  # each run's config once, never once per answer
     answered: set[tuple[int, int]] = set()
-    for run_id, question_set in runs:
-        rows = project.db.execute("SELECT item_id FROM responses WHERE run_id = ? AND status = 'ok'", [run_id])
-        answered.update((question_set, item) for (item,) in rows.fetchall())
+    for run in runs(project, ANSWER_RUN, model_id=spec.id):  # each run's config once, never once per answer
+        rows = project.db.execute("SELECT item_id FROM responses WHERE run_id = ? AND status = 'ok'", [run.id])
+        answered.update((run.config.question_set, item) for (item,) in rows.fetchall())
     return answered
 
 
@@ -278,14 +291,34 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
     from workbench.models.registry import get_model, open_backend
 
     run = get_run(project, run_id)
-    if run["model_id"] is None:
+    if run.model_id is None:
         raise UserError(f"Run {run_id} was made with a model that is no longer in the project.")
-    spec = get_model(project, run["model_id"])
+    spec = get_model(project, run.model_id)
     with open_backend(spec, project) as backend:
-        config = run["config"]
-        fit = _check(project, get_question_set(project, config["question_set"]), backend, spec.label,
-                     config["templates"], run["params"], config.get("context_words"))
+        config = run.config
+        fit = _check(project, get_question_set(project, config.question_set), backend, spec.label,
+                     dict(config.templates), run.params, config.context_words)
         return execute(project, run_id, backend, fit, state, retry_failed=retry_failed)
 
 
-register_resumer(ANSWER_RUN, resume)
+def _units(project: "Project", run: Run[AnswerConfig]) -> list[Unit]:
+    """One unit per question of the run's question set."""
+    return [Unit(q.id) for q in load_questions(project, run.config.question_set)]
+
+
+def _answer_generation(record: dict) -> str:
+    """The methods text's Generation line: a run has the choices' settings and the reconstructions'."""
+    params = record["generation"]
+    choice, rebuild = params.get("choice") or {}, params.get("reconstruct") or {}
+    if not choice:
+        return "not recorded (imported results)"
+    line = (f"choices: temperature {number(choice.get('temperature'))}, at most {choice.get('max_tokens')} new tokens"
+            + (f", logit bias on {len(choice['logit_bias'])} token(s)" if choice.get("logit_bias") else "")
+            + f"; reconstructions: temperature {number(rebuild.get('temperature'))}, at most "
+              f"{rebuild.get('max_tokens')} new tokens; seed {choice.get('seed')}; one sample per question")
+    return line
+
+
+ANSWER_RUN = declare_run_kind(RunKind("reading-answer", "reading questions answered", "question",
+                                      generation=_answer_generation, config=AnswerConfig, resume=resume,
+                                      units=_units))

@@ -27,11 +27,23 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from workbench.annotation.passages import tidy
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run, register_resumer, run_counts, run_job
+from workbench.jobs import JobReport, Outcome, Unit, run_counts, run_job
 from workbench.models.base import GenerationParams
 from workbench.probes.reading.scenes import SceneSet, get_scene_set, latest_scene_set
 from workbench.progress import TaskState
 from workbench.prompt_templates import get_template, register_kind
+from workbench.runs import (
+    Run,
+    RunKind,
+    config_dict,
+    declare_run_kind,
+    find_or_create_run,
+    follow_ups,
+    get_run,
+    latest_run,
+    optional,
+    runs,
+)
 from workbench.summaries.runs import (
     DEFAULT_MAX_ATTEMPTS,
     DISTORT_PARAMS,
@@ -51,14 +63,36 @@ if TYPE_CHECKING:
     from workbench.models.registry import ModelSpec
     from workbench.project import Project
 
-SUMMARY_RUN = "reading-summary"
-FALSE_RUN = "reading-false-summary"
 MERGE_TEMPLATE = "summary-merge"
 DEFAULT_GROUP = 5
 IMPORT_COLUMNS = ("scene", "summary", "false_summary")
 
 register_kind(MERGE_TEMPLATE, required=["summaries"], allowed=["summaries"],
               description="join the summaries of consecutive scenes into one")
+
+
+@dataclass(frozen=True)
+class LevelConfig:
+    """A summary run's config: the scene set (and its book), the label of the model whose summaries these are,
+    the level (0: the scenes; L: joins of ``group`` summaries of level L - 1), the attempts allowed per node;
+    for summaries imported from a file, ``source`` 'import' and the file's name and digest instead of attempts."""
+
+    scene_set: int | None = None
+    book_id: int | None = None
+    model: str = ""
+    level: int = 0
+    max_attempts: int | None = optional()
+    group: int | None = optional()
+    source: str | None = optional()
+    file: str | None = optional()
+    file_hash: str | None = optional()
+
+
+@dataclass(frozen=True)
+class FalseLevelConfig(LevelConfig):
+    """A false-summary run's config: its summary run's, and that run (``summary_run``)."""
+
+    summary_run: int | None = None
 
 
 @dataclass(frozen=True)
@@ -105,22 +139,15 @@ class BookSummaries:
 # ---------------------------------------------------------------------------------------------- runs
 def _level_runs(project: "Project", scene_set_id: int, model: str, level: int) -> tuple[int | None, int | None]:
     """The latest summary run of ``model`` for the scene set's level, and the false-summary run after it."""
-    row = project.db.execute(
-        "SELECT id FROM runs WHERE kind = ? AND json_extract(config, '$.scene_set') = ?"
-        " AND json_extract(config, '$.model') = ? AND json_extract(config, '$.level') = ? ORDER BY id DESC LIMIT 1",
-        [SUMMARY_RUN, scene_set_id, model, level],
-    ).fetchone()
-    if row is None:
+    summary = latest_run(project, SUMMARY_RUN, scene_set=scene_set_id, model=model, level=level)
+    if summary is None:
         return None, None
-    false = project.db.execute(
-        "SELECT id FROM runs WHERE kind = ? AND json_extract(config, '$.summary_run') = ? ORDER BY id DESC LIMIT 1",
-        [FALSE_RUN, row[0]],
-    ).fetchone()
-    return row[0], false[0] if false else None
+    false = follow_ups(project, summary, FALSE_RUN)
+    return summary.id, false[-1].id if false else None
 
 
 def _imported(project: "Project", run_id: int) -> bool:
-    return get_run(project, run_id)["config"].get("source") == "import"
+    return get_run(project, run_id).config.source == "import"
 
 
 def _raw_texts(project: "Project", run_id: int) -> dict[int, str]:
@@ -154,19 +181,12 @@ def level_summaries(project: "Project", scene_set_id: int, model: str, level: in
 
 def summary_models(project: "Project", scene_set_id: int) -> list[str]:
     """Labels of the models with scene summaries for the scene set, newest first."""
-    rows = project.db.execute(
-        "SELECT json_extract(config, '$.model'), MAX(id) FROM runs WHERE kind = ?"
-        " AND json_extract(config, '$.scene_set') = ? AND json_extract(config, '$.level') = 0"
-        " GROUP BY 1 ORDER BY 2 DESC", [SUMMARY_RUN, scene_set_id])
-    return [r[0] for r in rows.fetchall()]
+    newest = {run.config.model: run.id for run in runs(project, SUMMARY_RUN, scene_set=scene_set_id, level=0)}
+    return sorted(newest, key=newest.__getitem__, reverse=True)
 
 
 def levels_of(project: "Project", scene_set_id: int, model: str) -> list[int]:
-    rows = project.db.execute(
-        "SELECT DISTINCT json_extract(config, '$.level') FROM runs WHERE kind = ?"
-        " AND json_extract(config, '$.scene_set') = ? AND json_extract(config, '$.model') = ? ORDER BY 1",
-        [SUMMARY_RUN, scene_set_id, model])
-    return [int(r[0]) for r in rows.fetchall()]
+    return sorted({int(run.config.level) for run in runs(project, SUMMARY_RUN, scene_set=scene_set_id, model=model)})
 
 
 def level_group(project: "Project", scene_set_id: int, model: str, level: int) -> int:
@@ -174,7 +194,7 @@ def level_group(project: "Project", scene_set_id: int, model: str, level: int) -
     summary_run, _ = _level_runs(project, scene_set_id, model, level)
     if summary_run is None:
         return DEFAULT_GROUP
-    return int(get_run(project, summary_run)["config"].get("group") or DEFAULT_GROUP)
+    return int(get_run(project, summary_run).config.group or DEFAULT_GROUP)
 
 
 # ---------------------------------------------------------------------------------------------- texts
@@ -216,8 +236,8 @@ def _level_texts(project: "Project", scene_set: SceneSet, model: str, level: int
 def _run_level(project: "Project", backend: "Backend", scene_set: SceneSet, *, model: str, model_id: int | None,
                level: int, group: int, summary_params: GenerationParams, false_params: GenerationParams,
                max_attempts: int, state: TaskState) -> LevelReport:
-    base = {"scene_set": scene_set.id, "book_id": scene_set.book_id, "model": model, "level": level,
-            "max_attempts": max_attempts, **({"group": group} if level else {})}
+    base = LevelConfig(scene_set=scene_set.id, book_id=scene_set.book_id, model=model, level=level,
+                       max_attempts=max_attempts, group=group if level else None)
     template = get_template(project, SUMMARY_TEMPLATE if level == 0 else MERGE_TEMPLATE)
     summary_run = find_or_create_run(project, SUMMARY_RUN, model_id=model_id, template_id=template.id,
                                      params={**summary_params.as_dict(), "max_attempts": max_attempts}, config=base)
@@ -230,7 +250,7 @@ def _run_level(project: "Project", backend: "Backend", scene_set: SceneSet, *, m
     false_template = get_template(project, DISTORT_TEMPLATE)
     false_run = find_or_create_run(project, FALSE_RUN, model_id=model_id, template_id=false_template.id,
                                    params={**false_params.as_dict(), "max_attempts": max_attempts},
-                                   config={**base, "summary_run": summary_run})
+                                   config=FalseLevelConfig(**config_dict(base), summary_run=summary_run))
     falsified = run_on_texts(project, false_run, backend, {i: ("summary", s) for i, s in summaries.items()},
                              lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]), state)
     return replace(_level_report(project, scene_set, model, level, group), reports=(summarized, falsified))
@@ -333,24 +353,39 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
     from workbench.models.registry import get_model, open_backend
 
     run = get_run(project, run_id)
-    config = run["config"]
-    if run["model_id"] is None or config.get("source") == "import":
+    config = run.config
+    if run.model_id is None or config.source == "import":
         raise UserError(f"Run {run_id} holds summaries imported from a file; import the file again instead.")
-    scene_set = get_scene_set(project, config["scene_set"])
-    with open_backend(get_model(project, run["model_id"]), project) as backend:
-        if run["kind"] == SUMMARY_RUN:
-            level = int(config["level"])
-            texts = _level_texts(project, scene_set, config["model"], level, int(config.get("group", DEFAULT_GROUP)))
-            placeholder = "scene" if level == 0 else "summaries"
+    get_scene_set(project, config.scene_set)  # a run whose scene set is gone is refused before the model opens
+    with open_backend(get_model(project, run.model_id), project) as backend:
+        if run.kind == SUMMARY_RUN:
+            texts = _texts_of(project, run)
+            placeholder = "scene" if config.level == 0 else "summaries"
             return run_on_texts(project, run_id, backend, {i: (placeholder, t) for i, t in texts.items()},
                                 lambda _, raw, prompt: parse_marked(raw, prompt), state, retry_failed)
-        summaries = summaries_of(project, config["summary_run"])
+        summaries = summaries_of(project, config.summary_run)
         return run_on_texts(project, run_id, backend, {i: ("summary", s) for i, s in summaries.items()},
                             lambda i, raw, prompt: parse_distorted(raw, prompt, summaries[i]), state, retry_failed)
 
 
-register_resumer(SUMMARY_RUN, resume)
-register_resumer(FALSE_RUN, resume)
+def _texts_of(project: "Project", run: Run[LevelConfig]) -> dict[int, str]:
+    """node -> the text a summary run summarizes (the scene, or its children's summaries)."""
+    config = run.config
+    group = int(config.group if config.group is not None else DEFAULT_GROUP)
+    return _level_texts(project, get_scene_set(project, config.scene_set), config.model, int(config.level), group)
+
+
+def _units(project: "Project", run: Run[LevelConfig]) -> list[Unit]:
+    """The nodes a run summarizes (a false-summary run: those with a usable summary)."""
+    if isinstance(run.config, FalseLevelConfig):
+        return [Unit(i) for i in summaries_of(project, run.config.summary_run)]
+    return [Unit(i) for i in _texts_of(project, run)]
+
+
+SUMMARY_RUN = declare_run_kind(RunKind("reading-summary", "reading: scene summaries", "scene", config=LevelConfig,
+                                       resume=resume, units=_units))
+FALSE_RUN = declare_run_kind(RunKind("reading-false-summary", "reading: false summaries", "scene",
+                                     config=FalseLevelConfig, resume=resume, units=_units, follows="summary_run"))
 
 
 # ---------------------------------------------------------------------------------------------- import
@@ -413,13 +448,13 @@ def import_summaries(project: "Project", book_id: int, path: str | Path, model_l
     rows = _read_import(path, len(scene_set.scenes))
     model_id = external_model(project, model_label)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    base = {"scene_set": scene_set.id, "book_id": book_id, "model": model_label, "level": 0, "source": "import",
-            "file": path.name, "file_hash": digest}
+    base = LevelConfig(scene_set=scene_set.id, book_id=book_id, model=model_label, level=0, source="import",
+                       file=path.name, file_hash=digest)
     summaries = {scene: summary for scene, summary, _ in rows}
     units = [Unit(scene) for scene, _, _ in rows]
     summary_run = find_or_create_run(project, SUMMARY_RUN, model_id=model_id, params={}, config=base)
     run_job(project, summary_run, units, _text_outcomes(summaries, path.name), state)
     false_run = find_or_create_run(project, FALSE_RUN, model_id=model_id, params={},
-                                   config={**base, "summary_run": summary_run})
+                                   config=FalseLevelConfig(**config_dict(base), summary_run=summary_run))
     run_job(project, false_run, units, _text_outcomes({s: f for s, _, f in rows}, path.name, summaries), state)
     return BookSummaries(book_id, model_label, (_level_report(project, scene_set, model_label, 0, DEFAULT_GROUP),))

@@ -16,7 +16,6 @@ text (the completion, or the judge's stored answer), never stored themselves.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
@@ -24,10 +23,11 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.judge import judge_runs, judges
+from workbench.probes.rep.kinds import REP_KIND
 from workbench.probes.rep.lexical import lexical_match
 from workbench.probes.rep.parser import UNPARSED, parse_label
-from workbench.probes.rep.run import KIND as REP_KIND
 from workbench.probes.rep.sets import StoredSet, load_set
+from workbench.runs import runs as stored_runs
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -62,11 +62,8 @@ def _judge_of(classifier: str) -> str | None:
 
 
 def _rep_runs(project: "Project", models: Sequence[str] | None) -> pd.DataFrame:
-    frame = pd.read_sql_query(
-        "SELECT r.id AS run_id, m.id AS model_id, m.label AS model, r.config FROM runs r"
-        " JOIN models m ON m.id = r.model_id WHERE r.kind = ? ORDER BY r.id",
-        project.db.conn, params=[REP_KIND],
-    )
+    frame = pd.DataFrame([(run.id, run.model_id, run.model, run.config) for run in stored_runs(project, REP_KIND)
+                          if run.model is not None], columns=["run_id", "model_id", "model", "config"])
     if models:
         unknown = set(models) - set(frame["model"])
         if unknown:
@@ -113,7 +110,7 @@ def classified_responses(project: "Project", classifier: str = LEXICAL, *, model
     tags = _model_tags(project)
     sets: dict[int, StoredSet] = {}
     for config in runs["config"]:
-        for entry in json.loads(config).get("sets", []):
+        for entry in config.sets:
             if (not demographics or entry["name"] in demographics) and entry["id"] not in sets:
                 sets[entry["id"]] = load_set(project, entry["id"])
     prompts = {pid: (stored, prompt) for stored in sets.values() for pid, prompt in stored.prompt_by_id().items()}

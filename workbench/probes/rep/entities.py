@@ -29,16 +29,17 @@ from workbench.jobs import JobReport
 from workbench.nlp import pipeline_id
 from workbench.probes.rep.books import select_books
 from workbench.probes.rep.decades import model_facts
+from workbench.probes.rep.kinds import EEP_KIND
 from workbench.probes.rep.run import SamplingSettings, choose_sets, continue_run, sampling_run
 from workbench.progress import TaskState
 from workbench.project import now
+from workbench.runs import runs
 
 if TYPE_CHECKING:
     from spacy.language import Language
 
     from workbench.project import Project
 
-EEP_KIND = "rep-eep"
 NAMED_TYPES = ("PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE")
 NER_COMPONENTS = ("tok2vec", "ner")
 EEP_DEFAULTS = SamplingSettings(samples=20, temperature=1.0, max_tokens=200)
@@ -142,22 +143,23 @@ def eep_responses(project: "Project", models: Sequence[str] | None = None) -> pd
     """Successful EEP completions: model, its decade and stage, prompt key, sample, raw text."""
     from workbench.probes.rep.sets import load_set
 
+    found = {run.id: run for run in runs(project, EEP_KIND) if run.model is not None}
     frame = pd.read_sql_query(
-        "SELECT x.id AS response_id, r.id AS run_id, r.model_id, m.label AS model, x.item_id, x.sample, x.raw"
-        " FROM responses x JOIN runs r ON r.id = x.run_id JOIN models m ON m.id = r.model_id"
-        " WHERE r.kind = ? AND x.status = 'ok' ORDER BY r.id, x.item_id, x.sample",
-        project.db.conn, params=[EEP_KIND],
+        "SELECT id AS response_id, run_id, item_id, sample, raw FROM responses"
+        " WHERE run_id IN (SELECT value FROM json_each(?)) AND status = 'ok' ORDER BY run_id, item_id, sample",
+        project.db.conn, params=[json.dumps(list(found))],
     )
+    frame.insert(2, "model_id", frame["run_id"].map({i: run.model_id for i, run in found.items()}))
+    frame.insert(3, "model", frame["run_id"].map({i: run.model for i, run in found.items()}))
     if models:
         frame = frame[frame["model"].isin(models)]
     tags: dict[int, dict[str, str]] = {}
     for model_id, key, value in project.db.execute("SELECT model_id, key, value FROM model_tags"):
         tags.setdefault(model_id, {})[key] = value
     keys: dict[int, str] = {}
-    configs = project.db.execute(  # each run's config once, never once per completion
-        "SELECT config FROM runs WHERE kind = ? AND id IN (SELECT value FROM json_each(?))",
-        [EEP_KIND, json.dumps(sorted({int(r) for r in frame["run_id"]}))]).fetchall()
-    for set_id in {entry["id"] for (config,) in configs for entry in json.loads(config)["sets"]}:
+    # each run's config once, never once per completion
+    for set_id in {entry["id"] for run_id in sorted({int(r) for r in frame["run_id"]})
+                   for entry in found[run_id].config.sets}:
         keys.update({pid: key for key, pid in load_set(project, set_id).prompt_ids.items()})
     facts = [model_facts(label, tags.get(mid, {})) for label, mid in zip(frame["model"], frame["model_id"])]
     frame["decade"] = [f.decade for f in facts]

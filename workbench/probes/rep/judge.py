@@ -9,6 +9,7 @@ added since, and skips those already judged.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Sequence
 
 from workbench import jobs
@@ -16,17 +17,18 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit
 from workbench.models.base import Backend, GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process
-from workbench.probes.rep.run import KIND as REP_KIND
+from workbench.probes.rep.kinds import JUDGE_KIND, REP_KIND, JudgeConfig
 from workbench.probes.rep.sets import StoredSet, load_set
 from workbench.progress import TaskState
 from workbench.prompt_templates import register_kind, save_template
+from workbench.runs import Run, run_ids, runs
 
 if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate
     from workbench.probes.rep.setfile import RepSet
     from workbench.project import Project
 
-KIND = "rep-judge"
+KIND = JUDGE_KIND
 DEFAULT_MAX_TOKENS = 16
 
 register_kind(KIND, required=["response"], allowed=["stem", "response", "role", "labels"],
@@ -41,8 +43,8 @@ def judge_params(max_tokens: int = DEFAULT_MAX_TOKENS) -> GenerationParams:
 def sets_in_use(project: "Project", demographics: Sequence[str] | None = None) -> list[StoredSet]:
     """Every set version some REP run used (restricted to ``demographics`` if given)."""
     ids: dict[int, None] = {}
-    for run_id, in project.db.execute("SELECT id FROM runs WHERE kind = ? ORDER BY id", [REP_KIND]).fetchall():
-        for entry in jobs.get_run(project, run_id)["config"].get("sets", []):
+    for run in runs(project, REP_KIND):
+        for entry in run.config.sets:
             if not demographics or entry["name"] in demographics:
                 ids[entry["id"]] = None
     return [load_set(project, set_id) for set_id in ids]
@@ -52,10 +54,9 @@ def completions_of(project: "Project", stored: StoredSet) -> dict[int, tuple[int
     """response id -> (role prompt id, completion) for the successful REP completions of a set version."""
     prompt_ids = list(stored.prompt_ids.values())
     rows = project.db.execute(
-        "SELECT x.id, x.item_id, x.raw FROM responses x JOIN runs r ON r.id = x.run_id"
-        f" WHERE r.kind = ? AND x.status = 'ok' AND x.item_id IN ({','.join('?' * len(prompt_ids))})"
-        " ORDER BY x.id",
-        [REP_KIND, *prompt_ids],
+        "SELECT x.id, x.item_id, x.raw FROM responses x WHERE x.run_id IN (SELECT value FROM json_each(?))"
+        f" AND x.status = 'ok' AND x.item_id IN ({','.join('?' * len(prompt_ids))}) ORDER BY x.id",
+        [json.dumps(run_ids(project, REP_KIND)), *prompt_ids],
     ).fetchall()
     return {response_id: (item_id, raw or "") for response_id, item_id, raw in rows}
 
@@ -72,7 +73,7 @@ def judge_set(project: "Project", backend: Backend, model_id: int, stored: Store
     if not completions:
         return None
     params = judge_params(max_tokens)
-    config = {"set": {"id": stored.id, "name": stored.name, "version": stored.version, "hash": stored.hash}}
+    config = JudgeConfig(set={"id": stored.id, "name": stored.name, "version": stored.version, "hash": stored.hash})
     template = save_template(project, f"rep-judge-{stored.name}", judge_template_text(stored.parsed), KIND)
     # The template is kept for the record; the set version in config already fixes what the judge is asked.
     run_id = jobs.find_or_create_run(project, KIND, model_id=model_id, params=params.as_dict(), config=config,
@@ -117,8 +118,8 @@ def estimate_judge_cost(project: "Project", judge: str, demographics: Sequence[s
 
     spec = get_model(project, judge)
     judged = {item for item, in project.db.execute(
-        "SELECT x.item_id FROM responses x JOIN runs r ON r.id = x.run_id"
-        " WHERE r.kind = ? AND r.model_id = ? AND x.status = 'ok'", [KIND, spec.id])}
+        "SELECT x.item_id FROM responses x WHERE x.run_id IN (SELECT value FROM json_each(?)) AND x.status = 'ok'",
+        [json.dumps(run_ids(project, KIND, model_id=spec.id))])}
     prompts = []
     for stored in sets_in_use(project, demographics):
         by_id = stored.prompt_by_id()
@@ -131,21 +132,17 @@ def estimate_judge_cost(project: "Project", judge: str, demographics: Sequence[s
 
 def judge_runs(project: "Project", judge: str) -> dict[int, list[int]]:
     """set id -> this judge model's rep-judge run ids, newest first."""
-    rows = project.db.execute(
-        "SELECT r.id FROM runs r JOIN models m ON m.id = r.model_id WHERE r.kind = ? AND m.label = ? ORDER BY r.id DESC",
-        [KIND, judge],
-    ).fetchall()
     by_set: dict[int, list[int]] = {}
-    for run_id, in rows:
-        set_id = jobs.get_run(project, run_id)["config"]["set"]["id"]
-        by_set.setdefault(set_id, []).append(run_id)
+    for run in reversed(runs(project, KIND, model_label=judge)):
+        by_set.setdefault(run.config.set["id"], []).append(run.id)
     return by_set
 
 
 def judges(project: "Project") -> list[str]:
     """Labels of the models that have judged REP completions in this project."""
-    rows = project.db.execute(
-        "SELECT DISTINCT m.label FROM runs r JOIN models m ON m.id = r.model_id WHERE r.kind = ? ORDER BY m.label",
-        [KIND],
-    ).fetchall()
-    return [r[0] for r in rows]
+    return sorted({run.model for run in runs(project, KIND) if run.model is not None})
+
+
+def judge_units(project: "Project", run: Run[JudgeConfig]) -> list[Unit]:
+    """One unit per successful REP completion of the run's set version (those added since included)."""
+    return [Unit(response_id, 0) for response_id in completions_of(project, load_set(project, run.config.set["id"]))]

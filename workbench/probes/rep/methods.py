@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, Iterable
 from workbench.export.methods import (
     MethodsSection,
     RunFacts,
-    RunKind,
     Statistic,
     cell,
     indented_code,
@@ -15,9 +14,7 @@ from workbench.export.methods import (
     register_methods,
     same,
 )
-from workbench.probes.rep.entities import EEP_KIND
-from workbench.probes.rep.judge import KIND as JUDGE_KIND
-from workbench.probes.rep.run import KIND as REP_KIND
+from workbench.probes.rep.kinds import EEP_KIND, JUDGE_KIND, REP_KIND
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -233,19 +230,19 @@ def eep_statistics() -> list[Statistic]:
 register_methods(MethodsSection(
     key="rep",
     title="Role-specific elicitation prompts (REPs)",
-    kinds=(RunKind(REP_KIND, "role-specific elicitation prompts (REP)", "stem"),),
+    kinds=(REP_KIND,),
     facts=set_facts, lines=set_lines, procedure=rep_paragraph, statistics=rep_statistics, order=20,
 ))
 register_methods(MethodsSection(
     key="rep-judge",
     title="Classifying REP completions with a judge model",
-    kinds=(RunKind(JUDGE_KIND, "REP judge labelling completions", "completion"),),
+    kinds=(JUDGE_KIND,),
     facts=set_facts, lines=set_lines, procedure=lambda _runs: JUDGE_PARAGRAPH, statistics=judge_statistics,
     order=30,
 ))
 register_methods(MethodsSection(
     key="rep-eep",
     title="Entity eliciting prompts (EEPs)",
-    kinds=(RunKind(EEP_KIND, "entity eliciting prompts (EEP)", "stem"),),
+    kinds=(EEP_KIND,),
     facts=eep_facts, lines=eep_lines, procedure=eep_paragraph, statistics=eep_statistics, order=40,
 ))

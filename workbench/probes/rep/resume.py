@@ -1,4 +1,4 @@
-"""Resumers for the REP run kinds, so the Jobs page and the CLI can continue or retry them."""
+"""How REP's runs are continued (the Jobs page, ``palimpsest continue``), as ``kinds`` declares."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from workbench import jobs
 from workbench.probes.rep import judge, run
-from workbench.probes.rep.entities import EEP_KIND
 from workbench.progress import TaskState
+from workbench.runs import get_run
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -17,19 +17,15 @@ def resume_judge_run(project: "Project", run_id: int, state: TaskState, retry_fa
     from workbench.models.registry import get_model, open_backend
     from workbench.probes.rep.sets import load_set
 
-    record = jobs.get_run(project, run_id)
-    spec = get_model(project, record["model_id"])
-    stored = load_set(project, record["config"]["set"]["id"])
+    record = get_run(project, run_id)
+    spec = get_model(project, record.model_id)
+    stored = load_set(project, record.config.set["id"])
     with open_backend(spec, project) as backend:
         report = judge.judge_set(project, backend, spec.id, stored, state,
-                                 max_tokens=record["params"]["max_tokens"], retry_failed=retry_failed)
+                                 max_tokens=record.params["max_tokens"], retry_failed=retry_failed)
     return report or jobs.JobReport(run_id=run_id, total=0, done_before=0)
 
 
-def _resume_sampling(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> jobs.JobReport:
+def resume_sampling(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> jobs.JobReport:
+    """Continue a REP or EEP run."""
     return run.continue_run(project, run_id, state, retry_failed=retry_failed)
-
-
-jobs.register_resumer(run.KIND, _resume_sampling)
-jobs.register_resumer(EEP_KIND, _resume_sampling)
-jobs.register_resumer(judge.KIND, resume_judge_run)

@@ -16,14 +16,16 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit
 from workbench.models.base import Backend, GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process
+from workbench.probes.rep.kinds import REP_KIND, SamplingConfig
 from workbench.probes.rep.sets import StoredSet, current_sets, get_set, load_set
 from workbench.progress import TaskState
+from workbench.runs import Run, get_run
 
 if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate
     from workbench.project import Project
 
-KIND = "rep"
+KIND = REP_KIND
 
 
 @dataclass(frozen=True)
@@ -67,11 +69,9 @@ def choose_sets(project: "Project", demographics: Sequence[str] | None, kind: st
     return chosen
 
 
-def run_config(sets: Sequence[StoredSet], samples: int) -> dict:
-    return {
-        "sets": [{"id": s.id, "name": s.name, "version": s.version, "hash": s.hash} for s in sets],
-        "samples": samples,
-    }
+def run_config(sets: Sequence[StoredSet], samples: int) -> SamplingConfig:
+    return SamplingConfig(sets=tuple({"id": s.id, "name": s.name, "version": s.version, "hash": s.hash} for s in sets),
+                          samples=samples)
 
 
 def sampling_run(project: "Project", kind: str, model_id: int, sets: Sequence[StoredSet],
@@ -95,23 +95,28 @@ def stem_request(backend: Backend, stored: StoredSet, key: str, params: Generati
     return prompt_request(backend, prompt.stem, params, sample=sample)
 
 
-def sets_of_run(project: "Project", run: dict) -> list[StoredSet]:
-    return [load_set(project, entry["id"]) for entry in run["config"].get("sets", [])]
+def sets_of_run(project: "Project", run: Run[SamplingConfig]) -> list[StoredSet]:
+    return [load_set(project, entry["id"]) for entry in run.config.sets]
+
+
+def sampling_units(project: "Project", run: Run[SamplingConfig]) -> list[Unit]:
+    """Every stem of the run's set versions, ``samples`` times."""
+    return units_for(sets_of_run(project, run), run.config.samples)
 
 
 def execute(project: "Project", run_id: int, backend: Backend, state: TaskState | None = None, *,
             retry_failed: bool = False) -> JobReport:
     """Do (or continue) the units of a REP or EEP run with an open backend."""
-    run = jobs.get_run(project, run_id)
+    run = get_run(project, run_id)
     sets = sets_of_run(project, run)
-    params = GenerationParams.from_dict(run["params"])
+    params = GenerationParams.from_dict(run.params)
     where = {pid: (stored, key) for stored in sets for key, pid in stored.prompt_ids.items()}
 
     def build(unit: Unit) -> Request:
         stored, key = where[unit.item_id]
         return stem_request(backend, stored, key, params, unit.sample)
 
-    units = units_for(sets, run["config"]["samples"])
+    units = units_for(sets, run.config.samples)
     return jobs.run_job(project, run_id, units, generation_process(backend, build), state, retry_failed=retry_failed)
 
 
@@ -164,7 +169,6 @@ def continue_run(project: "Project", run_id: int, state: TaskState | None = None
     """Continue a REP or EEP run where it stopped (or redo only its failures)."""
     from workbench.models.registry import get_model, open_backend
 
-    run = jobs.get_run(project, run_id)
-    spec = get_model(project, run["model_id"])
+    spec = get_model(project, get_run(project, run_id).model_id)
     with open_backend(spec, project) as backend:
         return execute(project, run_id, backend, state, retry_failed=retry_failed)

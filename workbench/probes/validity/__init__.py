@@ -15,6 +15,7 @@ Modules, in the order of the work:
                   from a table (with the year of publication and a reference narrative time);
 - ``parsers``     the year and the duration an answer commits to (or why it is missing);
 - ``prompting``   the prompt templates of the two tasks;
+- ``kinds``       the two kinds of run (one per task), declared once with their typed config;
 - ``run``         runs on any registered model through the job runner, their cost, their resumer;
 - ``predictions`` answers made elsewhere, imported as an external model's run;
 - ``answers``     each passage's answer from a model's runs, parsed;
@@ -28,15 +29,13 @@ from workbench.registry import PageSpec, Part
 
 YEAR, NARRATIVE_TIME = "year", "narrative-time"
 TASKS = (YEAR, NARRATIVE_TIME)
-#: task -> run kind (``runs.kind``); in each, ``responses.item_id`` is a ``validity_passages`` id
-RUN_KINDS = {YEAR: "validity-year", NARRATIVE_TIME: "validity-narrative-time"}
 TASK_NAMES = {YEAR: "year of first publication", NARRATIVE_TIME: "narrative time"}
 
 PART = Part(
     "downstream-validity",
     commands=("workbench.probes.validity.commands",),
     exports=("workbench.probes.validity.charts",),
-    resumers=("workbench.probes.validity.run",),
+    run_kinds=("workbench.probes.validity.kinds",),
     methods=("workbench.probes.validity.methods",),
     migrations="workbench.probes.validity.migrations",
     pages=(PageSpec("validity", "Validity", "ui.validity.page:ValidityPage"),),

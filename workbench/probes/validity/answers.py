@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.probes.validity import RUN_KINDS
+from workbench.probes.validity.kinds import RUN_KINDS
 from workbench.probes.validity.parsers import DEFAULT_SPANS, YEAR_RANGE, Parsed, parse
 from workbench.probes.validity.passages import passages_frame
 from workbench.probes.validity.run import check_task
+from workbench.runs import runs
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -27,22 +28,15 @@ ANSWER_COLUMNS = ["model", "run_id", "passage_id", "book_id", "book", "status", 
 
 def answered_models(project: "Project", task: str) -> list[str]:
     """Models with answers to ``task``, by label."""
-    rows = project.db.execute(
-        "SELECT DISTINCT m.label FROM runs r JOIN models m ON m.id = r.model_id WHERE r.kind = ?"
-        " AND EXISTS (SELECT 1 FROM responses x WHERE x.run_id = r.id) ORDER BY m.label", [RUN_KINDS[check_task(task)]])
-    return [r[0] for r in rows.fetchall()]
+    return sorted({run.model for run in runs(project, RUN_KINDS[check_task(task)], with_responses=True)
+                   if run.model is not None})
 
 
 def counted_runs(project: "Project", task: str, model: str, run_ids: Sequence[int] | None = None) -> list[int]:
     """The model's runs of ``task`` whose answers count (see the module docstring)."""
-    sql = ("SELECT r.id, COALESCE(CAST(r.template_id AS TEXT), '') AS template, r.params FROM runs r"
-           " JOIN models m ON m.id = r.model_id WHERE r.kind = ? AND m.label = ?"
-           " AND EXISTS (SELECT 1 FROM responses x WHERE x.run_id = r.id)")
-    params: list = [RUN_KINDS[task], model]
-    if run_ids is not None:
-        sql += f" AND r.id IN ({','.join('?' * len(run_ids)) or 'NULL'})"
-        params += list(run_ids)
-    rows = project.db.execute(sql + " ORDER BY r.id", params).fetchall()
+    rows = [(run.id, "" if run.template_id is None else str(run.template_id), run.params_text)
+            for run in runs(project, RUN_KINDS[task], model_label=model, with_responses=True,
+                            run_ids=[int(r) for r in run_ids] if run_ids is not None else None)]
     if not rows:
         return []
     settings = rows[-1][1:]

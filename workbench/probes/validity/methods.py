@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, CONFIDENCE
 from workbench.analysis.permutation import PERMUTATION_RESAMPLES
 from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, DRAW_TIES, GROUP_FRACTIONS, TIE_RULES
-from workbench.export.methods import MethodsSection, RunFacts, RunKind, Statistic, register_methods
-from workbench.probes.validity import NARRATIVE_TIME, RUN_KINDS, YEAR
+from workbench.export.methods import MethodsSection, RunFacts, Statistic, register_methods
+from workbench.probes.validity import NARRATIVE_TIME, YEAR
 from workbench.probes.validity.groups import SMALL_GROUP, SPREAD_PERCENTILES
+from workbench.probes.validity.kinds import RUN_KINDS
 from workbench.probes.validity.parsers import DEFAULT_SPANS, SPAN_RULES, YEAR_RANGE
 from workbench.probes.validity.passages import TRIES_PER_PASSAGE, WORD_TOLERANCE
 
@@ -157,10 +158,7 @@ def validity_statistics() -> list[Statistic]:
 register_methods(MethodsSection(
     key="downstream-validity",
     title="Downstream validity",
-    kinds=(
-        RunKind(RUN_KINDS[YEAR], "year of first publication from a passage", "passage"),
-        RunKind(RUN_KINDS[NARRATIVE_TIME], "narrative time of a passage", "passage"),
-    ),
+    kinds=(RUN_KINDS[YEAR], RUN_KINDS[NARRATIVE_TIME]),
     facts=validity_facts,
     lines=validity_lines,
     procedure=validity_paragraph,

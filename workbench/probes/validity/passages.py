@@ -148,17 +148,18 @@ def tidy(text: str) -> str:
 
 def passage_usage(project: "Project", passage_ids: Sequence[int]) -> int:
     """How many stored answers of validity runs point at these passages."""
-    from workbench.probes.validity import RUN_KINDS
+    from workbench.probes.validity.kinds import RUN_KINDS
+    from workbench.runs import run_ids
 
     if not passage_ids:
         return 0
-    kinds = list(RUN_KINDS.values())
+    runs = json.dumps(run_ids(project, list(RUN_KINDS.values())))
     total = 0
     for start in range(0, len(passage_ids), 500):
         chunk = list(passage_ids[start : start + 500])
         total += project.db.execute(
-            f"SELECT COUNT(*) FROM responses x JOIN runs r ON r.id = x.run_id WHERE r.kind IN ({','.join('?' * len(kinds))})"
-            f" AND x.item_id IN ({','.join('?' * len(chunk))})", [*kinds, *chunk]).fetchone()[0]
+            "SELECT COUNT(*) FROM responses x WHERE x.run_id IN (SELECT value FROM json_each(?))"
+            f" AND x.item_id IN ({','.join('?' * len(chunk))})", [runs, *chunk]).fetchone()[0]
     return total
 
 
@@ -175,20 +176,21 @@ def sampled_ids(project: "Project", book_ids: Iterable[int]) -> list[int]:
 
 def delete_passages(project: "Project", passage_ids: Sequence[int]) -> int:
     """Delete passages and the answers validity runs gave for them; returns the answers deleted."""
-    from workbench.jobs import refuse_while_running
-    from workbench.probes.validity import RUN_KINDS
+    from workbench.probes.validity.kinds import RUN_KINDS
+    from workbench.runs import refuse_while_running, run_ids
 
     kinds = list(RUN_KINDS.values())
     deleted = 0
     with project.db.transaction():
         if passage_ids:
             refuse_while_running(project, "sample passages again", kinds=kinds)
+        runs = json.dumps(run_ids(project, kinds))
         for start in range(0, len(passage_ids), 500):
             chunk = list(passage_ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             deleted += project.db.execute(
-                f"DELETE FROM responses WHERE item_id IN ({marks}) AND run_id IN"
-                f" (SELECT id FROM runs WHERE kind IN ({','.join('?' * len(kinds))}))", [*chunk, *kinds]).rowcount
+                f"DELETE FROM responses WHERE item_id IN ({marks}) AND run_id IN (SELECT value FROM json_each(?))",
+                [*chunk, runs]).rowcount
             project.db.execute(f"DELETE FROM validity_passages WHERE id IN ({marks})", chunk)
     return deleted
 

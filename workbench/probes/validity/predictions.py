@@ -22,7 +22,7 @@ import pandas as pd
 
 from workbench.errors import UserError
 from workbench.jobs import Outcome, Unit, find_or_create_run, run_job
-from workbench.probes.validity import RUN_KINDS
+from workbench.probes.validity.kinds import RUN_KINDS, TaskConfig
 from workbench.probes.validity.passages import rows_with_books
 from workbench.probes.validity.run import check_task
 from workbench.progress import TaskState
@@ -90,8 +90,8 @@ def import_predictions(project: "Project", task: str, path: str | Path, model_la
     ids = sorted(answers)
     # the answers' passages by number and digest, not listed: the run's answers list them (a config is no place
     # for a list that grows with the study); the digest keeps another file of the same name a run of its own
-    config = {"task": task, "passages": len(ids), "passages_sha256": ids_digest(ids), "imported_from": path.name,
-              "format": FORMAT}
+    config = TaskConfig(task=task, passages=len(ids), passages_sha256=ids_digest(ids), imported_from=path.name,
+                        format=FORMAT)
     run_id = find_or_create_run(project, RUN_KINDS[task], model_id=model_id, params={}, config=config, total=len(ids))
 
     def process(units, _state):

@@ -3,7 +3,8 @@ versioned like every template; each holds ``{passage}`` where the passage goes."
 
 from __future__ import annotations
 
-from workbench.probes.validity import NARRATIVE_TIME, RUN_KINDS, TASK_NAMES, YEAR
+from workbench.probes.validity import NARRATIVE_TIME, TASK_NAMES, YEAR
+from workbench.probes.validity.kinds import RUN_KINDS
 from workbench.prompt_templates import Template, register_kind
 
 #: task -> the shipped template's name (its kind is the task's run kind)

@@ -18,13 +18,15 @@ import contextlib
 from typing import TYPE_CHECKING, Any, Sequence
 
 from workbench.errors import UserError
-from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, register_resumer, run_job
+from workbench.jobs import JobReport, Unit, run_job
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.registry import runnable_model
-from workbench.probes.validity import RUN_KINDS, TASK_NAMES, TASKS
+from workbench.probes.validity import TASK_NAMES, TASKS
+from workbench.probes.validity.kinds import RUN_KINDS, TaskConfig
 from workbench.probes.validity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TEMPLATES, task_prompt
 from workbench.progress import TaskState
 from workbench.prompt_templates import Template, get_template, template_by_id
+from workbench.runs import Run, find_or_create_run, get_run
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
@@ -101,7 +103,7 @@ def run_task(project: "Project", task: str, model: "str | int | ModelSpec", *, b
     with _opened(project, spec, backend) as opened:
         generation = default_params(task, opened.is_chat, **(params or {}))
         run_id = find_or_create_run(project, RUN_KINDS[task], model_id=spec.id, template_id=chosen.id,
-                                    params=generation.as_dict(), config={"task": task, "passage_ids": ids},
+                                    params=generation.as_dict(), config=TaskConfig(task=task, passage_ids=tuple(ids)),
                                     total=len(ids))
         return _execute(project, run_id, opened, chosen, ids, generation, state, retry_failed)
 
@@ -132,23 +134,24 @@ def estimate_run(project: "Project", task: str, model: "str | int | ModelSpec", 
     return estimate_cost(spec, prompts, max_tokens or DEFAULT_MAX_TOKENS[task], project=project)
 
 
+def passage_units(project: "Project", run: Run[TaskConfig]) -> list[Unit]:
+    """One unit per passage the run's config lists (imported answers list none)."""
+    return [Unit(int(i)) for i in run.config.passage_ids or ()]
+
+
 def resume_run(project: "Project", run_id: int, state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
     """Continue (or retry the failures of) a year or narrative-time run from what its row recorded."""
     from workbench.models.registry import get_model, open_backend
 
     run = get_run(project, run_id)
-    if run["config"].get("imported_from"):
-        raise UserError(f"Run {run_id} holds answers imported from {run['config']['imported_from']}; it has no model "
+    if run.config.imported_from:
+        raise UserError(f"Run {run_id} holds answers imported from {run.config.imported_from}; it has no model "
                         "to ask. Import the file again to add answers it lacks.")
-    ids = [int(i) for i in run["config"].get("passage_ids") or []]
-    if run["kind"] not in TASK_OF_KIND or run["model_id"] is None or not ids:
+    ids = [unit.item_id for unit in passage_units(project, run)]
+    if run.kind not in TASK_OF_KIND or run.model_id is None or not ids:
         raise UserError(f"Run {run_id} does not say which model and passages it covers, so it cannot be continued.")
-    spec = runnable_model(project, get_model(project, int(run["model_id"])))
-    template = template_by_id(project, run["template_id"])
+    spec = runnable_model(project, get_model(project, int(run.model_id)))
+    template = template_by_id(project, run.template_id)
     with open_backend(spec, project) as backend:
-        return _execute(project, run_id, backend, template, ids, GenerationParams.from_dict(run["params"]), state,
+        return _execute(project, run_id, backend, template, ids, GenerationParams.from_dict(run.params), state,
                         retry_failed)
-
-
-for _kind in RUN_KINDS.values():
-    register_resumer(_kind, resume_run)
