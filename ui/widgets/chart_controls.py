@@ -1,10 +1,11 @@
 """The controls of a chart, built from its options as the export registry describes them (``ChartOption``):
 a list for a choice, a number box for a number, a tick box for a flag, each with its label and tooltip.
 
-``set_chart(options, project, wanted)`` lays out the controls of one chart and fills them, each choice offered
-as its option says given the ones before it (the second model of a comparison is another model), keeping what
-is in ``wanted`` (by option name or by the name the choice is remembered under) where it is still offered, else
-the option's default. ``values()`` are the chart's options as chosen; ``changed`` says the person changed one.
+``set_chart(options, project, wanted, context)`` lays out the controls of one chart and fills them, each choice
+offered as its option says given the page's own choices (``context``: the model of a tab, or data the page has
+read) and the options before it (the second model of a comparison is another model), keeping what is in
+``wanted`` (by option name or by the name the choice is remembered under) where it is still offered, else the
+option's default. ``values()`` are the chart's options as chosen; ``changed`` says the person changed one.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class ChartControls(QWidget):
         super().__init__(parent)
         self.options: tuple[ChartOption, ...] = ()
         self.project = None
+        self.context: dict[str, Any] = {}
         self.widgets: dict[str, QWidget] = {}  # option name -> its control
         self.labels: dict[str, QLabel] = {}
         self._loading = False
@@ -32,11 +34,12 @@ class ChartControls(QWidget):
         self.row.setContentsMargins(0, 0, 0, 0)
 
     # ------------------------------------------------------------------ building
-    def set_chart(self, options: tuple[ChartOption, ...], project: Any, wanted: dict[str, Any]) -> None:
+    def set_chart(self, options: tuple[ChartOption, ...], project: Any, wanted: dict[str, Any],
+                  context: dict[str, Any] | None = None) -> None:
         """The controls of ``options``, filled for ``project`` with the ``wanted`` values where offered."""
         if tuple(options) != self.options:
             self._build(options)
-        self.project = project
+        self.project, self.context = project, dict(context or {})
         self.fill(wanted)
 
     def _build(self, options: tuple[ChartOption, ...]) -> None:
@@ -77,7 +80,7 @@ class ChartControls(QWidget):
         wanted = dict(wanted or {})
         self._loading = True
         try:
-            chosen: dict[str, Any] = {}
+            chosen: dict[str, Any] = dict(self.context)
             for option in self.options:
                 widget = self.widgets[option.name]
                 value = wanted.get(option.name, wanted.get(option.key, self._value(option)))

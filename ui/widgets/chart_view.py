@@ -120,14 +120,15 @@ def render(spec: "ChartSpec", frame: pd.DataFrame, options: dict[str, Any], widt
 
 
 def draw_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: dict[str, Any],
-               frame: pd.DataFrame | None, width: int, height: int, ratio: float) -> Drawn:
-    """On a worker: the chart's frame (unless given), caption and image, or why there is nothing to draw."""
+               frame: pd.DataFrame | None, width: int, height: int, ratio: float, nothing: str | None = None) -> Drawn:
+    """On a worker: the chart's frame (unless given), caption and image, or why there is nothing to draw
+    (``nothing``, else the chart's own sentence)."""
     drawn = Drawn(spec.name, dict(options), pd.DataFrame() if frame is None else frame)
     try:
         if frame is None:
             drawn.frame = spec.frame(project, **options, **data)
         if drawn.frame.empty:
-            drawn.message = spec.nothing_to_draw(project, **options)
+            drawn.message = nothing or spec.nothing_to_draw(project, **options)
             return drawn
         drawn.image, drawn.marks, drawn.figure = render(spec, drawn.frame, options, width, height, ratio)
         drawn.size = (width, height)
@@ -297,16 +298,18 @@ class ChartView(QWidget):
         return width, height, float(self.devicePixelRatioF() or 1.0)
 
     def show_chart(self, project: Any, name: str, options: dict[str, Any], *, data: dict[str, Any] | None = None,
-                   frame: pd.DataFrame | None = None) -> "Operation":
+                   frame: pd.DataFrame | None = None, nothing: str | None = None) -> "Operation":
         """Draw the registered chart ``name`` for ``options`` in the background (``frame``: already built;
-        ``data``: what the frame function may use instead of reading it again)."""
+        ``data``: what the frame function may use instead of reading it again; ``nothing``: what to say when
+        the frame is empty, instead of the chart's own sentence)."""
         from workbench.export import registry
 
         spec = registry.chart(name)
         self.project, self.spec = project, spec
         options, data = dict(options), dict(data or {})
         width, height, ratio = self._size()
-        return self.drawing.start(lambda state: draw_chart(project, spec, options, data, frame, width, height, ratio),
+        return self.drawing.start(lambda state: draw_chart(project, spec, options, data, frame, width, height, ratio,
+                                                           nothing),
                                   label="Drawing the chart", project=project, background_read=True,
                                   on_done=self._show, on_error=self._failed)
 
