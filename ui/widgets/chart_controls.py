@@ -16,7 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from workbench.errors import UserError
-from workbench.export.registry import CHOICE, FLAG, NUMBER, ChartOption
+from workbench.export.registry import CHOICE, FLAG, NUMBER, ChartOption, resolve_options
 
 
 class ChartControls(QWidget):
@@ -71,34 +71,34 @@ class ChartControls(QWidget):
                 self.labels[option.name] = label
                 self.row.addSpacing(8)
                 self.row.addWidget(label)
+                label.show()  # now, not a turn of the event loop later (as a layout would)
             self.widgets[option.name] = widget
             self.row.addWidget(widget)
+            widget.show()
 
     def fill(self, wanted: dict[str, Any] | None = None) -> None:
         """Offer each option's choices given the ones before it; keep the value shown (or ``wanted``) where it is
-        still offered, else take the option's default."""
+        still offered, else take the option's default (``registry.resolve_options``)."""
         wanted = dict(wanted or {})
+        merged = {option.name: self._value(option) for option in self.options}
+        for option in self.options:
+            for name in (option.key, option.name):
+                if wanted.get(name) is not None:
+                    merged[option.name] = wanted[name]
         self._loading = True
         try:
-            chosen: dict[str, Any] = dict(self.context)
-            for option in self.options:
+            for option, offered, value in resolve_options(self.options, self.project, merged, self.context):
                 widget = self.widgets[option.name]
-                value = wanted.get(option.name, wanted.get(option.key, self._value(option)))
                 if option.kind == CHOICE:
-                    offered = option.offered(self.project, chosen) if self.project is not None else []
-                    values = [data for _, data in offered]
-                    if value not in values:
-                        value = option.default_for(self.project, chosen, offered) if self.project is not None else None
                     widget.clear()
                     for text, data in offered:
                         widget.addItem(text, data)
                     index = widget.findData(value) if value is not None else -1
                     widget.setCurrentIndex(index if index >= 0 else (0 if offered else -1))
                 elif option.kind == NUMBER:
-                    widget.setValue(int(value if value is not None else option.default_for(self.project, chosen)))
+                    widget.setValue(int(value))
                 else:
-                    widget.setChecked(bool(value if value is not None else option.default_for(self.project, chosen)))
-                chosen[option.name] = self._value(option)
+                    widget.setChecked(bool(value))
         finally:
             self._loading = False
 

@@ -88,6 +88,36 @@ class ChartOption:
         return value
 
 
+def resolve_options(options: tuple[ChartOption, ...], project: Any, wanted: dict[str, Any],
+                    context: dict[str, Any] | None = None) -> list[tuple[ChartOption, list[tuple[str, Any]], Any]]:
+    """Each option with the choices it offers and the value it takes: the one ``wanted`` (by option name, or by
+    the name it is remembered under) where offered, else its default, else its first choice. Each option sees
+    ``context`` (a page's own choices, data it has read) and the values of the options before it."""
+    chosen = dict(context or {})
+    resolved = []
+    for option in options:
+        value = wanted.get(option.name, wanted.get(option.key))
+        offered: list[tuple[str, Any]] = []
+        if option.kind == CHOICE:
+            offered = option.offered(project, chosen) if project is not None else []
+            values = [v for _, v in offered]
+            if value not in values:
+                value = option.default_for(project, chosen, offered) if project is not None else None
+                if value not in values:
+                    value = values[0] if values else None
+        elif value is None:
+            value = option.default_for(project, chosen)
+        chosen[option.name] = value
+        resolved.append((option, offered, value))
+    return resolved
+
+
+def chosen_options(options: tuple[ChartOption, ...], project: Any, wanted: dict[str, Any],
+                   context: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The values ``resolve_options`` gives, by option name."""
+    return {option.name: value for option, _, value in resolve_options(options, project, wanted, context)}
+
+
 @dataclass
 class Marks:
     """What of a drawn chart answers the pointer on screen: mark ``i`` sits at ``x[i]``, ``y[i]`` in the data
