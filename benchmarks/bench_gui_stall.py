@@ -320,7 +320,7 @@ def stall_while_switching(app, quick: bool):
             meter.stop()
             window.shutdown()  # as the app ends: work joined, the project closed
             window.close()
-            window.deleteLater()  # now, not when the interpreter ends (pyqtgraph's items then crash Qt's teardown)
+            window.deleteLater()  # now, not when the interpreter ends (Qt's teardown then may crash)
             app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     switching = [step for step in meter.longest if step not in opening]
     facts = {"books": books, "answers": answers}
