@@ -154,7 +154,7 @@ class ResultsTab(ProjectView):
             self.chart.setItemData(self.chart.count() - 1, spec.description, Qt.ItemDataRole.ToolTipRole)
         self.chart.currentIndexChanged.connect(lambda _i: self._view_changed())
         self.controls = ChartControls()
-        self.controls.changed.connect(self.redraw)
+        self.controls.changed.connect(self._choice_changed)
         self.table_choice = QComboBox()
         self.table_choice.setObjectName("rep-table-choice")
         self.table_choice.addItems(TABLES)
@@ -297,6 +297,9 @@ class ResultsTab(ProjectView):
         self._fill_choices()
         if redraw:
             self.redraw()
+
+    def _choice_changed(self) -> None:
+        self.redraw()
 
     def _context(self) -> dict:
         """What the charts' frames and choices are made from: the classifier and the counts on show."""
