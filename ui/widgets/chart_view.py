@@ -120,9 +120,11 @@ def render(spec: "ChartSpec", frame: pd.DataFrame, options: dict[str, Any], widt
 
 
 def draw_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: dict[str, Any],
-               frame: pd.DataFrame | None, width: int, height: int, ratio: float, nothing: str | None = None) -> Drawn:
+               frame: pd.DataFrame | None, width: int, height: int, ratio: float, nothing: str | None = None,
+               state: Any = None) -> Drawn:
     """On a worker: the chart's frame (unless given), caption and image, or why there is nothing to draw
-    (``nothing``, else the chart's own sentence)."""
+    (``nothing``, else the chart's own sentence). A drawing replaced meanwhile (``state`` cancelled) will not be
+    shown: its figure is taken apart here (``dismantle_figure``)."""
     drawn = Drawn(spec.name, dict(options), pd.DataFrame() if frame is None else frame)
     try:
         if frame is None:
@@ -136,13 +138,32 @@ def draw_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: d
             drawn.caption = spec.caption(project, drawn.frame, **options)
     except UserError as exc:
         drawn.message, drawn.image, drawn.marks, drawn.figure = str(exc), None, [], None
+    if state is not None and state.cancelled:
+        _discard(drawn)
     return drawn
 
 
-def redraw(spec: "ChartSpec", shown: Drawn, width: int, height: int, ratio: float) -> Drawn:
+def redraw(spec: "ChartSpec", shown: Drawn, width: int, height: int, ratio: float, state: Any = None) -> Drawn:
     """On a worker: the chart on show again at another size."""
     image, marks, figure = render(spec, shown.frame, shown.options, width, height, ratio)
-    return Drawn(shown.name, shown.options, shown.frame, shown.caption, image, (width, height), marks, figure)
+    drawn = Drawn(shown.name, shown.options, shown.frame, shown.caption, image, (width, height), marks, figure)
+    if state is not None and state.cancelled:
+        _discard(drawn)
+    return drawn
+
+
+def _discard(drawn: Drawn) -> None:
+    from workbench.export.registry import dismantle_figure
+
+    dismantle_figure(drawn.figure)
+    drawn.figure, drawn.marks = None, []
+
+
+def discard_figure(figure: "Figure", state: Any = None) -> None:
+    """On a worker: a figure no longer shown, taken apart so that it is freed here (``dismantle_figure``)."""
+    from workbench.export.registry import dismantle_figure
+
+    dismantle_figure(figure)
 
 
 # ---------------------------------------------------------------------------------------------- on screen
@@ -309,7 +330,7 @@ class ChartView(QWidget):
         options, data = dict(options), dict(data or {})
         width, height, ratio = self._size()
         return self.drawing.start(lambda state: draw_chart(project, spec, options, data, frame, width, height, ratio,
-                                                           nothing),
+                                                           nothing, state),
                                   label="Drawing the chart", project=project, background_read=True,
                                   on_done=self._show, on_error=self._failed)
 
@@ -321,14 +342,21 @@ class ChartView(QWidget):
                 and abs(self.image.devicePixelRatio() - ratio) < 1e-6:
             return
         spec, shown = self.spec, self.shown
-        self.drawing.start(lambda state: redraw(spec, shown, width, height, ratio), label="Drawing the chart",
+        self.drawing.start(lambda state: redraw(spec, shown, width, height, ratio, state), label="Drawing the chart",
                            project=self.project, background_read=True, on_done=self._show, on_error=self._failed)
 
     def size_changed(self) -> None:
         if self.has_chart():
             self.resizing.start()
 
+    def _let_go(self, figure) -> None:
+        """The figure of a chart no longer on show: taken apart on a worker (see ``dismantle_figure``)."""
+        if figure is not None:
+            self.ops.run(lambda state: discard_figure(figure), label="", background_read=True)
+
     def _show(self, drawn: Drawn) -> None:
+        if self.shown is not None and self.shown.figure is not drawn.figure:
+            self._let_go(self.shown.figure)
         self.shown = drawn
         self._hide_hover()
         if drawn.message or drawn.image is None:
@@ -358,6 +386,8 @@ class ChartView(QWidget):
     def show_message(self, text: str) -> None:
         """A sentence in place of the chart (what to do to get one); nothing drawn in the background is shown."""
         self.drawing.drop()
+        if self.shown is not None:
+            self._let_go(self.shown.figure)
         self.shown = None
         self._hide_hover()
         self._message(text)
