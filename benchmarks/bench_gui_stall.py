@@ -276,14 +276,14 @@ def stall_while_switching(app, quick: bool):
             settle(meter, "the Charts page shown", 0.2)
             opening = list(meter.longest)
             charts, probes = window.pages["charts"], window.pages["probes"]
-            other = [m for m in ("gpt4", "chatgpt") if m != charts.model.currentData()][0]
+            other = [m for m in ("gpt4", "chatgpt") if m != charts.options()["model"]][0]
             for step, choices in [
                 ("model against model", {"chart": "cloze-models"}),
                 ("accuracy against year", {"chart": "cloze-year"}),
-                ("accuracy by decade", {"chart": "cloze-categories", "group_by": "decade"}),
+                ("accuracy by decade", {"chart": "cloze-categories", "tag": "decade"}),
                 ("all models by decade", {"model": "all"}),
                 ("ranked accuracy", {"chart": "cloze-accuracy"}),
-                ("ranked, coloured by decade", {"colour_by": "decade"}),
+                ("ranked, coloured by decade", {"color_by": "decade"}),
                 ("ranked, 20 named", {"top_n": 20}),
                 ("ranked, the other model", {"model": other}),
                 ("ranked, flagged left out", {"exclude_flagged": True}),
@@ -291,7 +291,7 @@ def stall_while_switching(app, quick: bool):
                 run_step(meter, step, lambda c=choices: charts.choose(**c), idle)
                 settle(meter, step, 0.1)
             view = charts.view
-            box = view.main.getViewBox().sceneBoundingRect()
+            box = view.canvas.rect()  # the chart drawn on a worker: the pointer over its image
             moves = [QPointF(box.left() + box.width() * (k % 10) / 10, box.top() + box.height() * k / 60)
                      for k in range(60)]
 
@@ -302,7 +302,7 @@ def stall_while_switching(app, quick: bool):
 
             run_step(meter, "hovering over the ranking", hover, lambda: not moves)
             mark = view.marks[len(view.marks) // 2]
-            run_step(meter, "opening a book's passages", lambda: view.click_at(view.scene_pos_of(mark)),
+            run_step(meter, "opening a book's passages", lambda: view.click_at(view.pos_of(mark)),
                      lambda: idle() and charts.passages_dialog is not None)
             settle(meter, "opening a book's passages", 0.2)
             charts.passages_dialog.close()
@@ -320,7 +320,7 @@ def stall_while_switching(app, quick: bool):
             meter.stop()
             window.shutdown()  # as the app ends: work joined, the project closed
             window.close()
-            window.deleteLater()  # now, not when the interpreter ends (pyqtgraph's items then crash Qt's teardown)
+            window.deleteLater()  # now, not when the interpreter ends (Qt's teardown then may crash)
             app.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     switching = [step for step in meter.longest if step not in opening]
     facts = {"books": books, "answers": answers}

@@ -84,30 +84,33 @@ def run(quick: bool):
             steps = [lambda: tab.table_choice.setCurrentText("Quadratic trends"),
                      lambda: tab.table_choice.setCurrentText("Tests across decades"),
                      lambda: tab.table_choice.setCurrentText("Quadratic trends"),
-                     lambda: tab.view.setCurrentText("Trends across decades")]
-            steps += [lambda i=i: tab.role.setCurrentIndex(i) for i in (1, 2, 1, 2, 1)]
-            steps += [lambda: tab.view.setCurrentText("Shares by decade (stacked bars)"),
+                     lambda: tab.choose_chart("rep-trends")]
+            steps += [lambda i=i: tab.controls.widget("role").setCurrentIndex(i) for i in (1, 2, 1, 2, 1)]
+            steps += [lambda: tab.choose_chart("rep-decade-shares"),
                       lambda: tab.table_choice.setCurrentText("Shares with 95% intervals")]
             return [blocked(step) for step in steps]
 
         now = scholar()
 
         # before: every change recomputed its table and chart on the GUI thread
-        original_show, original_chart = results_tab.ResultsTab.show_table, results_tab.ResultsTab.chart_frame
+        original_show, original_redraw = results_tab.ResultsTab.show_table, results_tab.ResultsTab.redraw
 
         def show_table_then(self):
             self._tables = {}
             self._show_table(self.table_choice.currentText(), self._table(self.table_choice.currentText())[1])
 
-        def chart_frame_then(self):
-            self._charts = {}
-            return original_chart(self)
+        def redraw_then(self):
+            name, options = self.chart_name(), self.chart_options()
+            own = {k: v for k, v in options.items() if k != "classifier"}
+            self._charts = {results_tab.chart_key(name, options): results_tab.chart_frame_of(
+                self.project, name, own, self._context())}
+            original_redraw(self)
 
-        results_tab.ResultsTab.show_table, results_tab.ResultsTab.chart_frame = show_table_then, chart_frame_then
+        results_tab.ResultsTab.show_table, results_tab.ResultsTab.redraw = show_table_then, redraw_then
         try:
             then = scholar()
         finally:
-            results_tab.ResultsTab.show_table, results_tab.ResultsTab.chart_frame = original_show, original_chart
+            results_tab.ResultsTab.show_table, results_tab.ResultsTab.redraw = original_show, original_redraw
         ops.join()
         page.close()
         project.close()

@@ -1,1 +1,1 @@
-"""The PySide6 + pyqtgraph desktop app: thin views over ``workbench``. No science here."""
+"""The PySide6 desktop app (charts drawn by matplotlib, as the exported figures are): thin views over ``workbench``. No science here."""

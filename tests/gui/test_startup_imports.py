@@ -1,12 +1,12 @@
 """Opening the window loads no heavy library it does not need yet: scipy, statsmodels, torch,
-transformers, spaCy and llama.cpp are loaded by the work that uses them (each adds a second or more
-to the start)."""
+transformers, spaCy, llama.cpp and matplotlib (charts are drawn on a worker) are loaded by the work that uses
+them (each adds a second or a good part of one to the start)."""
 
 import os
 import subprocess
 import sys
 
-HEAVY = ("scipy", "statsmodels", "torch", "transformers", "spacy", "llama_cpp")
+HEAVY = ("scipy", "statsmodels", "torch", "transformers", "spacy", "llama_cpp", "matplotlib")
 
 
 def test_the_main_window_opens_without_the_heavy_libraries(tmp_path):

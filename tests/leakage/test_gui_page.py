@@ -101,7 +101,7 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
     assert "rho =" in tab.note.text()
     plot = tab.charts.plots["leakage-frequency"]
     wait_drawn(qtbot, plot, "leakage-frequency")
-    assert sorted(m.data["book"] for m in plot.marks) == ["Book 0", "Book 1", "Book 2"]
+    assert sorted(m.target["book"] for m in plot.marks) == ["Book 0", "Book 1", "Book 2"]
     assert "Spearman's ρ" in plot.caption.text()
     click(plot, "Book 1")
     assert tab.table.selected_keys() == [books[1][0]]
@@ -121,15 +121,19 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
     assert "ROC AUC over 2 member and 1 non-member books" in tab.note.text()
     plot = tab.charts.plots["membership-scores"]
     wait_drawn(qtbot, plot, "membership-scores", timeout=120_000)
-    assert sorted(m.data["book"] for m in plot.marks) == ["Book 0", "Book 1", "Book 2"]
+    assert sorted(m.target["book"] for m in plot.marks) == ["Book 0", "Book 1", "Book 2"]
     assert plot.caption.text().startswith("ROC AUC ")
     roc = tab.charts.plots["membership-roc"]
     wait_drawn(qtbot, roc, "membership-roc", timeout=120_000)
-    assert "by book (book means): AUC" in roc.legend.text() and "by passage: AUC" in roc.legend.text()
+    units = [ax.get_title() for ax in roc.figure.axes]
+    assert units[0].startswith("by book (book means): ") and units[1].startswith("by passage: ")
+    assert all(any(t.startswith("perplexity: AUC") for t in legend_texts(ax)) for ax in roc.figure.axes)
     assert "over their 2 and 1 passages (interval: books redrawn)" in tab.note.text()
-    tab.charts.score.setCurrentIndex(tab.charts.score.findData("min_k"))
-    assert plot.item.titleLabel.text.startswith("Min-K% by book")
-    assert roc.item.titleLabel.text.startswith("ROC of Min-K%")
+    score = tab.charts.controls.widget("score")
+    score.setCurrentIndex(score.findData("min_k"))
+    qtbot.waitUntil(lambda: not tab.charts.drawing.busy, timeout=120_000)
+    assert plot.figure.axes[0].get_title().startswith("Min-K%\nAUC")
+    assert all(legend_texts(ax)[0].startswith("Min-K%: AUC") for ax in roc.figure.axes)
     click(plot, "Book 2")
     assert tab.table.selected_keys() == [books[2][0]]
     tab.grab().save(str(tab_png))
@@ -138,7 +142,7 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
     wait_idle(qtbot, tab)
     qtbot.waitUntil(lambda: roc.kind == "message", timeout=60_000)
     assert tab.note.text().startswith("No ROC AUC: all 3 tagged books tiny read are members;")
-    assert "member=no" in roc.message.toPlainText()
+    assert "member=no" in roc.message.text()
     assert not messages["errors"]
 
 
@@ -188,13 +192,18 @@ def test_decop_with_a_paid_api_says_what_it_costs_first(qtbot, page, project, me
 
 # ---------------------------------------------------------------------------------------------- charts
 def wait_drawn(qtbot, plot, kind, timeout=60_000):
-    qtbot.waitUntil(lambda: plot.kind == kind, timeout=timeout)
+    qtbot.waitUntil(lambda: plot.kind == kind and not plot.busy, timeout=timeout)
+
+
+def legend_texts(ax) -> list[str]:
+    legend = ax.get_legend()
+    return [t.get_text() for t in legend.get_texts()] if legend is not None else []
 
 
 def click(plot, book: str):
-    mark = next(m for m in plot.marks if m.data.get("book") == book)
-    assert book in plot.hover_at(plot.scene_pos_of(mark))
-    return plot.click_at(plot.scene_pos_of(mark))
+    mark = next(m for m in plot.marks if m.target.get("book") == book)
+    assert book in plot.hover_at(plot.pos_of(mark))
+    return plot.click_at(plot.pos_of(mark))
 
 
 def test_overlap_charts_are_drawn_and_a_click_opens_the_passage_marked(qtbot, page, mini_corpus, tmp_path, messages):
@@ -208,13 +217,15 @@ def test_overlap_charts_are_drawn_and_a_click_opens_the_passage_marked(qtbot, pa
     figure_1, figure_2 = (tab.charts.plots[name] for name in ("leakage-overlap", "leakage-overlap-frequency"))
     wait_drawn(qtbot, figure_1, "leakage-overlap")
     wait_drawn(qtbot, figure_2, "leakage-overlap-frequency")
-    assert sorted(m.data["book"] for m in figure_1.marks) == ["Elsewhere", "Harbour"]
-    harbour = next(m for m in figure_1.marks if m.data["book"] == "Harbour")
-    assert harbour.y == 12 and harbour.x > 12  # longest overlap against passage length
+    assert sorted(m.target["book"] for m in figure_1.marks) == ["Elsewhere", "Harbour"]
+    (passages,) = [screen.marks for screen in figure_1.sets]
+    harbour = next(i for i in range(len(passages)) if passages.target(i)["book"] == "Harbour")
+    assert passages.y[harbour] == 12 and passages.x[harbour] > 12  # longest overlap against passage length
     # the 12-token sentence found once is no coincidence once its own occurrence is out of the counts
-    assert "y = x" in figure_1.legend.text() and "could be chance (1)" in figure_1.legend.text()
-    assert "unlikely by chance (1)" in figure_1.legend.text()
-    assert "Harbour" in {m.data["book"] for m in figure_2.marks}
+    legend = legend_texts(figure_1.figure.axes[0])
+    assert "y = x (the whole passage)" in legend and "could be chance (1)" in legend
+    assert "chance of occurring < 0.05 (1)" in legend
+    assert "Harbour" in {m.target["book"] for m in figure_2.marks}
 
     click(figure_2, "Harbour")
     qtbot.waitUntil(lambda: tab.dialog is not None, timeout=10_000)
@@ -301,12 +312,12 @@ def test_without_models_or_corpora_each_tab_says_what_to_do(qtbot, page, project
     for tab in (page.overlap, page.frequency, page.membership):
         page.tabs.setCurrentWidget(tab)
         plots = list(tab.charts.plots.values())
-        assert all(p.kind == "message" and "Build a reference corpus" in p.message.toPlainText() for p in plots) \
+        assert all(p.kind == "message" and "Build a reference corpus" in p.message.text() for p in plots) \
             or tab is page.membership
         assert not any(button.isEnabled() for button in tab.charts.export_buttons.values())
     assert page.frequency.model.currentText() == "(no name-cloze results yet)"
     assert page.membership.model.currentText() == "(add a local model on the Models page)"
-    assert "Add a local model on the Models page" in page.membership.charts.plots["membership-scores"].message.toPlainText()
+    assert "Add a local model on the Models page" in page.membership.charts.plots["membership-scores"].message.text()
     page.tabs.setCurrentWidget(page.surprisal)
     assert page.surprisal.model.currentText() == "(add a local model on the Models page)"
     page.tabs.setCurrentWidget(page.decop)
@@ -316,7 +327,7 @@ def test_without_models_or_corpora_each_tab_says_what_to_do(qtbot, page, project
 
     build_corpus(project, "mini", [corpus_dir])
     page.tabs.setCurrentWidget(page.frequency)
-    assert "No model has name-cloze results yet" in page.frequency.charts.plots["leakage-frequency"].message.toPlainText()
+    assert "No model has name-cloze results yet" in page.frequency.charts.plots["leakage-frequency"].message.text()
     page.membership.run()
     assert messages["infos"][-1].startswith("Add a local model (Models page")
 

@@ -4,8 +4,9 @@ whole numbers of tokens, so tens of thousands of them share a few thousand place
 from __future__ import annotations
 
 import pandas as pd
-import pyqtgraph as pg
 import pytest
+
+from tests.fixtures.chart_view import drawn_points, wait_drawn
 
 
 def passages_frame(count: int) -> pd.DataFrame:
@@ -21,34 +22,34 @@ def passages_frame(count: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def drawn_points(plot) -> int:
-    return sum(len(item.data) for item in plot.item.items if isinstance(item, pg.ScatterPlotItem))
-
-
 @pytest.mark.parametrize("chart", ["leakage-overlap", "leakage-overlap-frequency"])
 def test_passages_at_one_place_are_drawn_once_and_each_still_names_itself(qtbot, chart):
-    from ui.leakage.plot import LeakagePlot
+    from ui.background import BackgroundOps
+    from ui.widgets.chart_view import ChartView
 
-    plot = LeakagePlot()
+    ops = BackgroundOps()
+    plot = ChartView(ops)
     qtbot.addWidget(plot)
     plot.resize(600, 400)
     plot.show()
     frame = passages_frame(2_000)
-    plot.show_chart(chart, frame)
+    plot.show_chart(None, chart, {}, frame=frame)
+    wait_drawn(qtbot, plot, chart)
     places = 4 if chart == "leakage-overlap" else 3  # the second chart leaves out passages without an overlap
-    assert drawn_points(plot) == places
+    assert drawn_points(plot.figure) == places
     shown = frame if chart == "leakage-overlap" else frame[frame["longest"] > 0]
     assert len(plot.marks) == len(shown)
     position = max(n for n, longest in enumerate(shown["longest"]) if longest == 12)
     mark = plot.marks[position]  # the last passage of one place: its own book, number and overlap
     last = shown.iloc[position]
     assert f"{last['book']}, passage {last['passage_id']}" in mark.text
-    assert mark.data == {"item_id": int(last["item_id"]), "book": last["book"], "passage_id": last["passage_id"]}
+    assert mark.target == {"item_id": int(last["item_id"]), "book": last["book"], "passage_id": last["passage_id"]}
     assert f"longest overlap {last['longest']} of {last['tokens']} tokens" in mark.text
     picked = []
     plot.picked.connect(picked.append)
-    clicked = plot.click_at(plot.scene_pos_of(mark))
+    clicked = plot.click_at(plot.pos_of(mark))
     assert clicked is not None and picked and picked[0]["item_id"] in set(shown["item_id"])
+    ops.join()
 
 
 def test_the_overlap_tab_reads_the_overlaps_once_for_its_table_and_both_charts(qtbot, shown_page, mini_corpus,
@@ -70,5 +71,5 @@ def test_the_overlap_tab_reads_the_overlaps_once_for_its_table_and_both_charts(q
     qtbot.waitUntil(lambda: tab.table.rowCount() == 1 and all(p.kind == name for name, p in plots.items())
                     and not tab.reading.busy and not tab.charts.drawing.busy, timeout=60_000)
     assert reads == [("mini",)]
-    assert [m.data["book"] for m in plots["leakage-overlap"].marks] == ["Harbour"]
+    assert [m.target["book"] for m in plots["leakage-overlap"].marks] == ["Harbour"]
     assert not messages["errors"]

@@ -14,7 +14,7 @@ SCREENSHOT = os.environ.get("PALIMPSEST_SCREENSHOTS")  # a folder: the test save
 
 
 def _settle(qtbot, page):
-    qtbot.waitUntil(lambda: not page.work.busy and not page.reading.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not page.work.busy and not page.reading.busy and not page.plot.busy, timeout=60_000)
 
 
 @pytest.fixture
@@ -50,16 +50,20 @@ def test_the_steps_run_in_the_background_and_the_curve_opens_on_a_question(qtbot
     page.refresh()
     _settle(qtbot, page)
     assert page.model.currentData() == "judge"
-    assert page.curve.rowCount() >= 2 and page.plot.points
-    (chance,) = page.plot.chance  # one dashed step across the bins: guessing among 4 choices
-    assert set(chance.getData()[1]) == {0.25} and len(chance.getData()[0]) == 2 * page.curve.rowCount()
+    assert page.curve.rowCount() >= 2 and page.plot.marks
+    (chance,) = [line for line in page.plot.figure.axes[0].get_lines()
+                 if line.get_label().startswith("chance")]  # one dashed step across the bins: guessing among 4 choices
+    assert chance.get_linestyle() == "--"
+    assert set(chance.get_ydata()) == {0.25} and len(chance.get_xdata()) == 2 * page.curve.rowCount()
     accuracies = page.curve.column_texts("Accuracy")
     assert accuracies[0] == "100%" and page.curve.column_texts("Unparsed")[-1] != "0"
     assert "original names: no slope (the regression did not converge" in page.slope.text()
     assert page.pooled.text().startswith("The answers to the questions of ")  # the curve names its book
 
-    variant, bin_low = page.plot.points[0][2], page.plot.points[0][3]
-    page.plot.click_point(variant, bin_low)
+    first = page.plot.marks[0]
+    assert first.target["variant"] == "original" and "click to list its questions" in page.plot.hover_at(
+        page.plot.pos_of(first))
+    page.plot.click_at(page.plot.pos_of(first))
     assert page.bin_answers.rowCount() > 0
     page.bin_answers.selectRow(0)
     detail = page.detail.toPlainText()

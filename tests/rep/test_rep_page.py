@@ -3,9 +3,10 @@
 import random
 
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from tests.fixtures.chart_view import mark_where, wait_drawn
 from tests.fixtures.rep_data import external_model, store_rep_run
 from workbench import jobs
 from workbench.probes.rep.sets import get_set
@@ -35,14 +36,11 @@ def test_results_table_chart_and_click_through(qtbot, page, results, messages):
     tab = page.results_tab
     assert "100 completions from 2 model(s)" in tab.summary.text()
     assert tab.table.rowCount() == 2 * 5 * 4  # models x roles x categories
-    assert tab.plot.kind == "stacked" and tab.role_key() == "gender/homemaker"
+    assert tab.plot.kind == "rep-decade-shares" and tab.chart_options()["role"] == "gender/homemaker"
 
     # a real click on the bottom ("woman") segment of the first bar
-    view = tab.plot.getPlotItem().getViewBox()
-    bottom = next(low for index, low, high, what in tab.plot._bars if index == 0 and what["category"] == "woman")
-    top = next(high for index, low, high, what in tab.plot._bars if index == 0 and what["category"] == "woman")
-    scene_point = view.mapViewToScene(QPointF(0, (bottom + top) / 2))
-    QTest.mouseClick(tab.plot.viewport(), Qt.MouseButton.LeftButton, pos=tab.plot.mapFromScene(scene_point))
+    segment = mark_where(tab.plot, year=1950, category="woman")
+    QTest.mouseClick(tab.plot.canvas, Qt.MouseButton.LeftButton, pos=tab.plot.pos_of(segment))
     qtbot.waitUntil(lambda: tab.responses.rowCount() > 0, timeout=5000)
     columns = [tab.responses.horizontalHeaderItem(c).text() for c in range(tab.responses.columnCount())]
     raws = {tab.responses.item(r, columns.index("Completion")).text() for r in range(tab.responses.rowCount())}
@@ -50,15 +48,18 @@ def test_results_table_chart_and_click_through(qtbot, page, results, messages):
     assert raws == {"a woman"} and decades == {"1950s"}
     assert "category woman" in tab.responses_label.text()
 
-    tab.view.setCurrentText("Trends across decades")
-    assert tab.plot.kind == "trends"
-    man_1990 = tab.plot.frame.query("kind == 'observed' and category == 'man' and year == 1990")["share"].iloc[0]
-    picked = tab.plot.pick_at(1990 + tab.plot._offsets["man"], man_1990 * 100)
-    assert picked == {"year": 1990, "demographic": "gender", "role": "homemaker", "category": "man"}
-    tab.view.setCurrentText("Roles x categories for one model")
-    assert tab.plot.kind == "heatmap"
-    picked = tab.plot.pick_at(1.5, 4.5)  # column "man", row "nurse"
-    assert picked == {"model": "m1950s", "demographic": "gender", "role": "nurse", "category": "man"}
+    tab.choose_chart("rep-trends")
+    wait_drawn(qtbot, tab.plot, "rep-trends")
+    picked = []
+    tab.plot.picked.connect(picked.append)
+    man_1990 = mark_where(tab.plot, year=1990, category="man")
+    assert "man, 1990s" in tab.plot.hover_at(tab.plot.pos_of(man_1990))
+    tab.plot.click_at(tab.plot.pos_of(man_1990))
+    assert picked[-1] == {"year": 1990, "demographic": "gender", "role": "homemaker", "category": "man"}
+    tab.choose_chart("rep-heatmap")
+    wait_drawn(qtbot, tab.plot, "rep-heatmap")
+    tab.plot.click_at(tab.plot.pos_of(mark_where(tab.plot, role="nurse", category="man")))
+    assert picked[-1] == {"model": "m1950s", "demographic": "gender", "role": "nurse", "category": "man"}
     assert {tab.responses.item(r, columns.index("Role")).text() for r in range(tab.responses.rowCount())} == {"nurse"}
 
     tab.table_choice.setCurrentText("Tests across decades")
@@ -128,7 +129,7 @@ def test_results_speak_plainly(qtbot, page, results, messages):
     open_project(qtbot, page, results)
     tab = page.results_tab
     assert tab.classifier.currentText() == "Word lists" and tab.classifier_key() == "lexical"
-    assert tab.role.currentText() == "Gender: person who keeps the house"
+    assert tab.controls.widget("role").currentText() == "Gender: person who keeps the house"
     headers = [tab.table.horizontalHeaderItem(c).text() for c in range(tab.table.columnCount())]
     assert {"Model", "Role", "Category", "Share", "95% CI (Wilson)", "Count"} <= set(headers)
     assert not [h for h in headers if "_" in h or h != h.strip() or h.islower()]
@@ -145,9 +146,9 @@ def test_results_speak_plainly(qtbot, page, results, messages):
     assert all(p == "" or p == "< 0.001" or re.fullmatch(r"\d\.\d{3}", p) for p in _column(tab.table, "p"))
 
     # the model choice only shows where it matters (the heatmap)
-    assert not tab.model.isVisible()
-    tab.view.setCurrentText("Roles x categories for one model")
-    assert tab.model.isVisible()
+    assert tab.controls.widget("model") is None
+    tab.choose_chart("rep-heatmap")
+    assert tab.controls.widget("model").isVisible()
     assert not messages
 
 

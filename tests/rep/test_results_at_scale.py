@@ -8,9 +8,11 @@ from collections import Counter
 import pandas as pd
 import pytest
 
+from tests.fixtures.chart_view import box_marks, mark_where, tick_labels
 from tests.fixtures.rep_data import external_model, store_judge_run, store_rep_run
 from ui.rep import results_tab as results_module
 from ui.rep import views
+from workbench.probes.rep import charts as rep_charts
 from workbench.probes.rep import stats
 from workbench.probes.rep.lexical import lexical_match
 from workbench.probes.rep.sets import get_set
@@ -69,7 +71,7 @@ def column(table, title):
 def test_tests_and_trends_are_computed_on_a_worker_once_per_count(qtbot, page, capsules, monkeypatch):
     calls = Counter()
     for owner, name in ((results_module.stats, "decade_tests"), (results_module.stats, "trends"),
-                        (results_module, "trends_from_counts"), (results_module, "decade_shares_from_counts")):
+                        (rep_charts, "trends_from_counts"), (rep_charts, "decade_shares_from_counts")):
         original = getattr(owner, name)
 
         def spy(*args, _original=original, _name=name, **kwargs):
@@ -95,13 +97,19 @@ def test_tests_and_trends_are_computed_on_a_worker_once_per_count(qtbot, page, c
     for choice in ("Shares with 95% intervals", "Tests across decades", "Quadratic trends", "Tests across decades"):
         tab.table_choice.setCurrentText(choice)
         settle(qtbot, page)
-    roles = tab.role.count()
+    role = tab.controls.widget("role")
+    roles = role.count()
     for index in [*range(roles), 0, roles - 1]:
-        tab.role.setCurrentIndex(index)
-    tab.view.setCurrentText("Trends across decades")
-    tab.role.setCurrentIndex(0)
-    tab.role.setCurrentIndex(roles - 1)
-    tab.view.setCurrentText("Shares by decade (stacked bars)")
+        role.setCurrentIndex(index)
+        settle(qtbot, page)
+    tab.choose_chart("rep-trends")
+    settle(qtbot, page)
+    tab.controls.widget("role").setCurrentIndex(0)
+    settle(qtbot, page)
+    tab.controls.widget("role").setCurrentIndex(roles - 1)
+    settle(qtbot, page)
+    tab.choose_chart("rep-decade-shares")
+    settle(qtbot, page)
     # each table once; each role's bars once (the first came with the count); two roles' trend charts
     assert calls["decade_tests"] == 1 and calls["trends"] == 0
     assert calls["decade_shares_from_counts"] == roles - 1 and calls["trends_from_counts"] == 2
@@ -165,15 +173,17 @@ def test_counts_add_up_and_unparsed_answers_are_never_dropped(qtbot, page, capsu
         labelled=("count", "sum"), n=("n", "first"), unparsed=("unparsed", "first"))
     assert per_role["unparsed"].sum() > 0
     assert (per_role["labelled"] + per_role["unparsed"] == per_role["n"]).all()
-    for index in range(tab.role.count()):
-        tab.role.setCurrentIndex(index)
+    role = tab.controls.widget("role")
+    for index in range(role.count()):
+        role.setCurrentIndex(index)
+        settle(qtbot, page)
         frame = tab.plot.frame
         assert frame.groupby("year")["share"].sum().round(9).eq(1.0).all()
     frame = tab.plot.frame
-    bars = [b for b in tab.plot._bars if b[2] > b[1]]
-    assert {b[3]["category"] for b in bars} >= {"unparsed"} or frame.query("category == 'unparsed'").empty
-    for index, low, high, what in bars:
-        tab.plot.pick_at(index, (low + high) / 2)
+    bars = [what for _, _, what in box_marks(tab.plot)]
+    assert {b["category"] for b in bars} >= {"unparsed"} or frame.query("category == 'unparsed'").empty
+    for what in bars:
+        tab.plot.click_at(tab.plot.pos_of(mark_where(tab.plot, **what)))
         shown = frame[(frame["year"] == what["year"]) & (frame["category"] == what["category"])]["count"].iloc[0]
         assert tab.responses.rowCount() == shown
         outcomes = set(column(tab.responses, "Outcome"))
@@ -185,16 +195,22 @@ def test_roles_that_share_a_name_can_be_told_apart(qtbot, page, capsules):
     page.set_project(capsules)
     settle(qtbot, page)
     tab = page.results_tab
-    entries = [tab.role.itemText(i) for i in range(tab.role.count())]
+    role = tab.controls.widget("role")
+    entries = [role.itemText(i) for i in range(role.count())]
     assert len(set(entries)) == len(entries) == 5 + 6
     assert "Sexual orientation: partner (of a man)" in entries
     assert "Sexual orientation: fiancé(e) (of a non-binary person)" in entries
 
-    tab.view.setCurrentText("Roles x categories for one model")
-    tab.role.setCurrentIndex(entries.index("Sexual orientation: partner (of a woman)"))
-    ticks = [text for _, text in tab.plot.getPlotItem().getAxis("left")._tickLevels[0]]
+    tab.choose_chart("rep-heatmap")
+    demographic = tab.controls.widget("demographic")
+    demographic.setCurrentIndex(demographic.findData("sexual_orientation"))
+    settle(qtbot, page)
+    ticks = [text for _, text in tick_labels(tab.plot.figure.axes[0])]
     assert len(set(ticks)) == len(ticks) == 6
-    tab.plot.pick_at(0.5, 1.5)  # the second role: the partner of a woman
+    second = ticks[1]  # the second role: the partner of a woman
+    assert second == "partner (of a woman)"
+    cell = next(m for m in tab.plot.marks if m.text.startswith(f"{second}: "))
+    tab.plot.click_at(tab.plot.pos_of(cell))
     assert set(column(tab.responses, "Role")) == {"partner (of a woman)"}
     roles = [r for r in column(tab.table, "Role") if r.startswith("partner")]
     assert set(roles) == {"partner (of a man)", "partner (of a woman)", "partner (of a non-binary person)"}

@@ -44,14 +44,15 @@ def test_the_year_analysis_fills_the_tables_and_the_chart_and_a_click_opens_the_
     assert page.table.column_texts("Group") == ["top", "bottom", "all", "difference"]
     assert page.table.column_texts("Mean abs. error (years)")[:2] == ["1.50", "25.50"]
     assert len(page.rows.frame) == 10 and page.plot.kind == "validity-year-groups"
-    top = next(m for m in page.plot.marks if m.data.get("group") == "top")
-    assert "mean absolute error 1.5 years" in page.plot.hover_at(page.plot.scene_pos_of(top))
-    page.plot.click_at(page.plot.scene_pos_of(top))
+    top = next(m for m in page.plot.marks if m.target.get("group") == "top")
+    assert "mean absolute error 1.5 years" in page.plot.hover_at(page.plot.pos_of(top))
+    page.plot.click_at(page.plot.pos_of(top))
     wait_idle(qtbot, page)
     dialog = page.answers_dialog
     assert dialog is not None and dialog.table.rowCount() == 2  # books 9 and 10
     assert "2 answer(s), 2 with a year" in dialog.heading.text()
     choose(page.chart, "validity-year-error")
+    wait_idle(qtbot, page)
     assert page.plot.kind == "validity-year-error" and len(page.plot.marks) == 9  # book 5 has no year given
     refused = page.rows.frame.index[page.rows.frame["book_id"] == ids[5]][0]
     page._row_opened(page.rows.model().index(int(refused), 0))
@@ -69,7 +70,7 @@ def test_narrative_time_and_the_error_analysis_from_the_page(qtbot, page, studie
     wait_idle(qtbot, page)
     assert page.table.column_texts("Group") == ["top", "bottom", "all", "difference"]
     assert page.plot.kind == "validity-narrative-time" and len(page.plot.marks) == 10
-    page.plot.click_at(page.plot.scene_pos_of(page.plot.marks[0]))
+    page.plot.click_at(page.plot.pos_of(page.plot.marks[0]))
     wait_idle(qtbot, page)
     assert page.answers_dialog.table.rowCount() == 1
     paths = []
@@ -214,5 +215,5 @@ def test_the_error_analysis_shows_its_spread_over_tie_draws(qtbot, shown_page, p
     assert low <= float(page.table.column_texts("Log-odds o")[0]) <= high
     assert page.plot.kind == "name-cloze-errors"
     assert "Over 100 draws of the tied books and names, o ran from" in page.plot.caption.text()
-    title = page.plot.item.titleLabel.text
+    title = page.plot.figure.axes[0].get_title()
     assert "grouped by gpt4" in title and "ties drawn at random" in title

@@ -33,10 +33,11 @@ PASSAGE_FILES = "Passages (*.txt *.csv *.tsv);;All files (*)"
 
 class AnalysisTab(ProjectView, OneOperation):
     """A tab with one operation at a time (``work``), a progress row, a summary line and a results table;
-    with ``charts`` (names in the export registry), the charts above the table (``chart_options``)."""
+    with ``charts`` (the page of the export registry's charts shown on the tab), the charts above the table
+    (``chart_options``)."""
 
     def __init__(self, ops, columns: list[Column], key: str | None = None, parent: QWidget | None = None,
-                 charts: list[str] = ()):
+                 charts: str = ""):
         super().__init__(ops, parent)
         self.work = ops.slot(self)
         self.reading = ops.slot(self)
@@ -52,7 +53,7 @@ class AnalysisTab(ProjectView, OneOperation):
         self.note.hide()
         self.charts: TabCharts | None = None
         if charts:
-            self.charts = TabCharts(ops, list(charts))
+            self.charts = TabCharts(ops, charts)
             self.charts.picked.connect(self.point_picked)
             self.charts.saved.connect(self.summary.show_text)
             upper = QWidget()  # in the splitter, so a wrapped note never makes the page taller than the window

@@ -20,7 +20,7 @@ class FrequencyTab(AnalysisTab):
             Column("mean_count", "Mean count", decimal, numeric=True, tooltip="Mean occurrences of its n-grams"),
             Column("zero_counts", "Not found", count, numeric=True),
             Column("accuracy", "Cloze accuracy", share, numeric=True),
-        ], key="book_id", parent=parent, charts=["leakage-frequency"])
+        ], key="book_id", parent=parent, charts="leakage.frequency")
         self.corpus = QComboBox()
         self.model = QComboBox()
         self.per_book = QSpinBox()

@@ -33,7 +33,7 @@ class MembershipTab(AnalysisTab):
             Column("ref_diff", "Reference difference", score, numeric=True, optional=True,
                    tooltip="The model's log-perplexity minus the reference model's (mimir's reference score). "
                            "Lower: more likely seen"),
-        ], key="book_id", parent=parent, charts=["membership-scores", "membership-roc"])
+        ], key="book_id", parent=parent, charts="leakage.membership")
         self.model = QComboBox()
         self.reference = QComboBox()
         self.source = SourceChooser()

@@ -16,7 +16,6 @@ from workbench.probes.leakage import overlap, passages
 from workbench.probes.leakage.chance import CAVEAT
 from workbench.run_failures import describe_outcome
 
-CHARTS = ["leakage-overlap", "leakage-overlap-frequency"]
 SHARED_TEXT_PX = 240  # the longest shared sequence's column (the last: it takes what room is left)
 BOOK_PX = 220  # the widest the book column starts
 SAME_CORPUS = "the same corpus, less the overlap's own copies"
@@ -51,7 +50,7 @@ class OverlapTab(AnalysisTab):
             Column("unlikely_by_chance", "Not chance", yes_only,
                    tooltip="Chance below 0.05: the overlap is unlikely to be a coincidence"),
             Column("longest_text", "Longest shared sequence", one_line),
-        ], key="item_id", parent=parent, charts=CHARTS)
+        ], key="item_id", parent=parent, charts="leakage.overlap")
         self.table.horizontalHeader().setStretchLastSection(True)
         self.corpus = QComboBox()
         self.background = QComboBox()

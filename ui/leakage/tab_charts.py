@@ -1,8 +1,10 @@
-"""A tab's charts, side by side: each an interactive plot with an "Export figure…" button.
+"""A tab's charts, side by side: the charts the export registry shows on that tab (``ChartSpec.page``), each in a
+``ChartView`` with an "Export figure…" button, and the controls of their options above them.
 
-The frames come from the export registry's chart functions (the frames the publication figures draw), built
-on a worker in this widget's operation slot; charts that share a frame function read it once. A click on
-a point is handed on through ``picked``; the export writes the publication figure and its CSV."""
+Each view builds its chart's frame with the registry's own frame function and draws it with the chart's own
+``draw`` on a worker; a tab that has read the frame already (the overlap tab's table shows the same frame) hands
+it over instead (``show_frames``). A click on a point is handed on through ``picked``; the export writes the chart
+on screen and its CSV."""
 
 from __future__ import annotations
 
@@ -11,139 +13,119 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from ui import dialogs
-from ui.leakage.plot import LeakagePlot
-from ui.widgets.combo import refill
+from ui.widgets.chart_controls import ChartControls
+from ui.widgets.chart_view import ChartView
 from ui.widgets.figure_file import ask_figure_path
-from workbench.probes.leakage.charts import SCORE_TITLES
-
-SCORE_CHART = "membership-scores"
-#: the charts drawn for the score chosen above the score chart
-SCORE_CHARTS = (SCORE_CHART, "membership-roc")
 
 
-def chart_frames(project, names: list[str], options: dict[str, Any]) -> dict[str, pd.DataFrame]:
-    """On the worker: each chart's frame, from the export registry (one read per frame function)."""
-    from workbench.export import registry
+class Drawing:
+    """The charts' drawings together: busy while one is, dropped all at once."""
 
-    built: dict[Any, pd.DataFrame] = {}
-    frames = {}
-    for name in names:
-        spec = registry.chart(name)
-        if spec.frame not in built:
-            built[spec.frame] = spec.frame(project, **options)
-        frames[name] = built[spec.frame]
-    return frames
+    def __init__(self, views: list[ChartView]):
+        self.views = views
+
+    @property
+    def busy(self) -> bool:
+        return any(view.busy for view in self.views)
+
+    def drop(self) -> None:
+        for view in self.views:
+            view.drawing.drop()
 
 
 class TabCharts(QWidget):
     picked = Signal(dict)  # the clicked point's passage or book
     saved = Signal(str)  # what an export wrote
 
-    def __init__(self, ops, names: list[str], parent: QWidget | None = None):
+    def __init__(self, ops, page: str, parent: QWidget | None = None):
+        from workbench.export import registry
+
         super().__init__(parent)
         self.ops = ops
-        self.names = names
-        self.drawing = ops.slot(self)
+        self.specs = registry.charts_for(page)
+        self.names = [spec.name for spec in self.specs]
         self.project = None
-        self.options: dict[str, Any] = {}
-        self.frames: dict[str, pd.DataFrame] = {}
-        self._waiting: list[str] = []  # charts still to draw from ``frames``, one a turn (``show_frames``)
+        self.options: dict[str, Any] | None = None  # the tab's choices (corpus, model ...)
+        self.frame: pd.DataFrame | None = None  # the frame the tab read, when it hands it over
         self.nothing = ""
-        self.plots: dict[str, LeakagePlot] = {}
+        self.plots: dict[str, ChartView] = {}
         self.export_buttons: dict[str, QPushButton] = {}
-        self.score = QComboBox()
-        refill(self.score, [(title, score) for score, title in SCORE_TITLES.items()])
-        self.score.setToolTip("Which membership score to draw (the exported figure shows them all)")
-        self.score.currentIndexChanged.connect(self._score_changed)
-        row = QHBoxLayout(self)
+        shared = {}  # the charts' options, one control for options of one name
+        for spec in self.specs:
+            for option in spec.options:
+                shared.setdefault(option.key, option)
+        self.controls = ChartControls()
+        self.controls.changed.connect(self.redraw)
+        self.chart_options = tuple(shared.values())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        if self.chart_options:
+            top = QHBoxLayout()
+            top.addWidget(self.controls)
+            top.addStretch(1)
+            layout.addLayout(top)
+        row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        for name in names:
-            plot = LeakagePlot()
+        for spec in self.specs:
+            plot = ChartView(ops)
             plot.picked.connect(self.picked)
+            plot.drawn.connect(self._drawn)
             button = QPushButton("Export figure…")
-            button.setToolTip("The publication figure (PDF, SVG or 300-dpi PNG) and the CSV of what it shows")
-            button.clicked.connect(partial(self.export_figure_dialog, name))
+            button.setToolTip("The figure on screen for a paper (PDF, SVG or 300-dpi PNG) and the CSV of what it shows")
+            button.clicked.connect(partial(self.export_figure_dialog, spec.name))
             button.setEnabled(False)
             top = QHBoxLayout()
-            if name == SCORE_CHART:
-                top.addWidget(self.score)
             top.addStretch(1)
             top.addWidget(button)
             column = QVBoxLayout()
             column.addLayout(top)
             column.addWidget(plot, 1)
             row.addLayout(column, 1)
-            self.plots[name], self.export_buttons[name] = plot, button
+            self.plots[spec.name], self.export_buttons[spec.name] = plot, button
+        layout.addLayout(row, 1)
+        self.drawing = Drawing(list(self.plots.values()))
 
     # ------------------------------------------------------------------ drawing
     def show_for(self, project, options: dict[str, Any] | None, nothing: str) -> None:
         """Draw the charts for ``options`` (built in the background); with None, or when a frame is empty,
         say ``nothing`` (what to do next) in the plot instead."""
-        self.project, self.nothing = project, nothing
-        if project is None or options is None:
-            self.drawing.drop()
-            self._say(nothing)
-            return
-        self.options = dict(options)
-        names, chosen = list(self.names), dict(options)
-        self.drawing.start(lambda state: chart_frames(project, names, chosen), label="Drawing the charts",
-                           project=project, on_done=self._draw, on_error=self._failed)
+        self.project, self.nothing, self.frame = project, nothing, None
+        self.options = None if options is None else dict(options)
+        self.redraw()
 
     def show_frames(self, project, options: dict[str, Any], frame: pd.DataFrame, nothing: str) -> None:
         """Draw every chart from ``frame``, read already by the tab (its table shows the same frame: read once,
-        not once for the table and again for the charts); ``nothing`` when it is empty. One chart a turn of
-        the event loop, after the table's: at 57,000 passages each takes tens of milliseconds."""
-        self.drawing.drop()
-        self.project, self.nothing, self.options = project, nothing, dict(options)
-        self.frames = {name: frame for name in self.names}
-        self.score.setEnabled(False)
-        self._waiting = list(self.names)
-        QTimer.singleShot(0, self._draw_next)
+        not once for the table and again for the charts); ``nothing`` when it is empty."""
+        self.project, self.nothing, self.options, self.frame = project, nothing, dict(options), frame
+        self.redraw()
 
-    def _draw_next(self) -> None:
-        if not self._waiting:
+    def redraw(self) -> None:
+        if self.project is None or self.options is None:
+            self._say(self.nothing)
             return
-        name = self._waiting.pop(0)
-        self._draw_one(name, self.frames[name])
-        if self._waiting:
-            QTimer.singleShot(0, self._draw_next)
+        self.controls.set_chart(self.chart_options, self.project, self.controls.values(), context=self.options)
+        chosen = self.controls.values()
+        for spec in self.specs:
+            self.export_buttons[spec.name].setEnabled(False)
+            if self.frame is not None and self.frame.empty:
+                self.plots[spec.name].show_message(self.nothing)
+                continue
+            own = {option.name: chosen.get(option.name) for option in spec.options}
+            self.plots[spec.name].show_chart(self.project, spec.name, {**self.options, **own}, frame=self.frame,
+                                             nothing=self.nothing)
 
     def _say(self, text: str) -> None:
-        self.frames, self._waiting = {}, []
-        self.score.setEnabled(False)
         for name, plot in self.plots.items():
             plot.show_message(text)
             self.export_buttons[name].setEnabled(False)
 
-    def _failed(self, message: str, _details: str) -> None:
-        self._say(message)
-
-    def _draw(self, frames: dict[str, pd.DataFrame]) -> None:
-        self.frames, self._waiting = frames, []
-        scores = frames.get(SCORE_CHART, pd.DataFrame())
-        self.score.setEnabled(not scores.empty)
-        if not scores.empty:  # the reference ratio only where a reference model read the passages
-            refill(self.score, [(title, score) for score, title in SCORE_TITLES.items() if score in set(scores["score"])])
-        for name, frame in frames.items():
-            self._draw_one(name, frame)
-
-    def _draw_one(self, name: str, frame: pd.DataFrame) -> None:
-        plot = self.plots[name]
-        self.export_buttons[name].setEnabled(not frame.empty)
-        if frame.empty:
-            plot.show_message(self.nothing)
-        else:
-            plot.show_chart(name, frame, self.score.currentData())
-
-    def _score_changed(self, _index: int) -> None:
-        for name in SCORE_CHARTS:
-            frame = self.frames.get(name)
-            if name in self.plots and frame is not None and not frame.empty:
-                self.plots[name].show_chart(name, frame, self.score.currentData())
+    def _drawn(self, _drawn) -> None:
+        for name, plot in self.plots.items():
+            self.export_buttons[name].setEnabled(plot.has_chart())
 
     # ------------------------------------------------------------------ exports
     def export_figure_dialog(self, name: str, *_: Any) -> None:
@@ -154,12 +136,11 @@ class TabCharts(QWidget):
             self.export_figure(name, out)
 
     def export_figure(self, name: str, out: str | Path):
-        """Write the publication figure of ``name`` for the choices on screen, with its CSV (in the background)."""
-        from workbench.export import registry
-
-        project, options = self.project, dict(self.options)
-        return self.ops.run(lambda state: registry.export_chart(project, name, out, **options),
-                            label="Exporting the chart", project=project, on_done=self._exported,
+        """Write the chart ``name`` as it is on screen, with its CSV (in the background)."""
+        work = self.plots[name].export_work(out, self.project)
+        if work is None:
+            return None
+        return self.ops.run(work, label="Exporting the chart", project=self.project, on_done=self._exported,
                             on_error=self._export_failed)
 
     def _exported(self, paths) -> None:

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.background import Operation
-from ui.reading.curve_plot import CurvePlot
 from ui.reading.steps import Steps
+from ui.widgets.chart_view import ChartView
 from ui.widgets.combo import refill
 from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_no
@@ -39,13 +39,14 @@ from ui.widgets.page import Page
 from workbench.corpus.library import list_books
 from workbench.models.registry import get_model
 from workbench.probes.reading import results
-from workbench.probes.reading.charts import answer_models, bin_label
+from workbench.probes.reading.charts import answer_models
 from workbench.probes.reading.overview import book_status, question_detail
 from workbench.probes.reading.run import context_note
 from workbench.run_failures import describe_outcome
 from workbench.summaries.plans import is_paid, runnable_models
 
 NO_PROJECT = "Open or create a project (File menu) to ask models reading questions about its books."
+PAGE = "reading"  # the page's chart in the export registry
 CSV_FILES = "CSV files (*.csv);;All files (*)"
 
 CURVE_COLUMNS = [
@@ -112,8 +113,8 @@ class ReadingPage(Page, OneOperation):
         top.addWidget(self.export_button)
         self.pooled = QLabel("")
         self.pooled.setWordWrap(True)
-        self.plot = CurvePlot()
-        self.plot.bin_clicked.connect(self.show_bin)
+        self.plot = ChartView(self.ops)
+        self.plot.picked.connect(self._point_picked)
         self.curve = FrameTable(CURVE_COLUMNS)
         self.slope = QLabel("")
         self.slope.setWordWrap(True)
@@ -186,17 +187,23 @@ class ReadingPage(Page, OneOperation):
         self.steps.context_hint.setText(note)
         self.steps.context_hint.setVisible(bool(note))
 
+    @property
+    def chart(self):
+        """The chart of the export registry this page shows (the forgetting curve)."""
+        from workbench.export.registry import charts_for
+
+        return charts_for(PAGE)[0]
+
     def refresh_results(self, *_) -> None:
         model = self.model.currentData()
         if self.project is None or self.project.closed or not model:
             self._show_results(NO_RESULTS)
             return
-        project = self.project
+        project, chart = self.project, self.chart
 
         def read(state):
             answers = results.answers_frame(project, model)
-            curve = results.forgetting_curve(project, model, answers=answers)
-            curve["bin"] = [bin_label(lo, hi) for lo, hi in zip(curve["bin_low"], curve["bin_high"])]
+            curve = chart.frame(project, model=model, answers=answers)  # the chart's own frame: table and chart
             return (answers, curve, results.forgetting_slope(project, model, answers=answers),
                     results.books_answered(project, answers))
 
@@ -207,11 +214,17 @@ class ReadingPage(Page, OneOperation):
         self.answers, curve, slopes, books = result
         self.pooled.setText(describe_pooled(books))
         self.pooled.setVisible(bool(books))
-        self.plot.show_curve(curve)
+        if curve.empty:
+            self.plot.show_message("No answers yet: ask a model the questions.")
+        else:
+            self.plot.show_chart(self.project, self.chart.name, {"model": curve["model"].iloc[0]}, frame=curve)
         self.curve.show_frame(curve)
         self.slope.setText(describe_slopes(slopes))
         self.bin_answers.show_frame(pd.DataFrame(columns=[c.field for c in ANSWER_COLUMNS] + ["question_id"]))
         self.detail.clear()
+
+    def _point_picked(self, picked: dict) -> None:
+        self.show_bin(picked["variant"], int(picked["bin_low"]))
 
     def show_bin(self, variant: str, bin_low: int) -> None:
         """The questions behind one point of the curve."""
@@ -381,17 +394,18 @@ class ReadingPage(Page, OneOperation):
         model = self.model.currentData()
         if self.require_project() is None or not model:
             return
-        out = ask_figure_path(self, self.project.path.parent / "reading-forgetting.pdf")
+        out = ask_figure_path(self, self.project.path.parent / f"{self.chart.name}.pdf")
         if out is not None:
             self.export(out, model)
 
-    def export(self, out: str | Path, model: str) -> Operation:
-        from workbench.export.registry import export_chart
-
-        project = self.project
-        return self.ops.run(lambda state: export_chart(project, "reading-forgetting", out, model=model),
-                            label="Exporting the forgetting curve", project=project, on_done=self._exported,
-                            on_error=self.show_error)
+    def export(self, out: str | Path, model: str | None = None) -> Operation | None:
+        """The chart on screen (for the model chosen) as a figure, with its CSV."""
+        work = self.plot.export_work(out, self.project)
+        if work is None:
+            self.show_info("There is no curve on screen to export yet: ask a model the questions first.")
+            return None
+        return self.ops.run(work, label="Exporting the forgetting curve", project=self.project,
+                            on_done=self._exported, on_error=self.show_error)
 
     def _exported(self, paths) -> None:
         self.show_summary("Saved " + " and ".join(str(p) for p in paths) + ".")

@@ -1,4 +1,8 @@
-"""The Results tab: statistics table, interactive charts, the completions behind a clicked bar, exports."""
+"""The Results tab: statistics table, interactive charts, the completions behind a clicked bar, exports.
+
+The charts are those the export registry shows here (``page="rep.results"``), chosen by their titles, with
+controls built from their options, each drawn by its own ``draw`` in a ``ChartView`` from the counts this tab
+has made (handed to the chart's frame function, so nothing is counted twice)."""
 
 from __future__ import annotations
 
@@ -21,22 +25,18 @@ from PySide6.QtWidgets import (
 
 from ui import wording
 from ui.rep import views
-from ui.rep.plots import RepPlot
 from ui.widgets.cells_table import fill_table
+from ui.widgets.chart_controls import ChartControls
+from ui.widgets.chart_view import ChartView
 from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.page import ProjectView
 from ui.widgets.table_filling import filling
 from workbench.errors import UserError
-from workbench.export.registry import export_chart, write_csv
+from workbench.export.registry import chart, charts_for, chosen_options, write_csv
 from workbench.probes.rep import stats
-from workbench.probes.rep.charts import decade_shares_from_counts, heatmap_from_counts, trends_from_counts
 from workbench.probes.rep.classify import LEXICAL, classifier_choices, select_responses
 
-VIEWS = {  # title -> registered chart name
-    "Shares by decade (stacked bars)": "rep-decade-shares",
-    "Trends across decades": "rep-trends",
-    "Roles x categories for one model": "rep-heatmap",
-}
+PAGE = "rep.results"  # the charts of the export registry shown here
 TABLES = ("Shares with 95% intervals", "Tests across decades", "Quadratic trends", "Spread per demographic")
 
 
@@ -77,25 +77,17 @@ def table_of(counts: pd.DataFrame, choice: str, names: dict[tuple[str, str], str
     return frame, table_view_of(frame, choice, names)
 
 
-def chart_frame_of(counts: pd.DataFrame, chart: str, option: str | None, classifier: str) -> pd.DataFrame | str:
-    """What the chart ``chart`` plots (for ``option``: the role, or the heatmap's model), or why it cannot."""
+def chart_frame_of(project, name: str, options: dict, context: dict) -> pd.DataFrame | str:
+    """What the chart ``name`` plots for ``options``, from the counts in ``context``; or why it cannot."""
     try:
-        if chart == "rep-decade-shares":
-            return decade_shares_from_counts(counts, option or None, classifier)
-        if chart == "rep-trends":
-            return trends_from_counts(counts, option or None, classifier)
-        return heatmap_from_counts(counts, option or None, classifier)
+        return chart(name).frame(project, **options, **context)
     except UserError as exc:
         return str(exc)
 
 
-def chart_key(chart: str, frame: pd.DataFrame | str) -> str | None:
-    """The option a computed chart frame stands for ('demographic/role', or the heatmap's model)."""
-    if not isinstance(frame, pd.DataFrame) or frame.empty:
-        return None
-    if chart == "rep-heatmap":
-        return str(frame["model"].iloc[0])
-    return f"{frame['demographic'].iloc[0]}/{frame['role'].iloc[0]}"
+def chart_key(name: str, options: dict) -> tuple:
+    """What a chart's frame is kept under: the chart and its options (the classifier among them)."""
+    return (name, tuple(sorted((k, str(v)) for k, v in options.items())))
 
 
 @dataclass
@@ -111,14 +103,17 @@ class Computed:
     table_choice: str
     table: tuple[pd.DataFrame, pd.DataFrame]
     chart: str
+    chart_options: dict
     chart_frame: pd.DataFrame | str
 
 
-def compute_results(project, classifier: str, table_choice: str, chart: str, option: str | None) -> Computed:
+def compute_results(project, classifier: str, table_choice: str, name: str, wanted: dict) -> Computed:
     counts, classified = stats.counts_and_responses(project, classifier)
     names = views.role_names(classified)
+    context = {"classifier": classifier, "counts": counts, "role_names": names}
+    options = chosen_options(chart(name).options, project, wanted, context)
     return Computed(classifier, counts, classified, names, table_choice, table_of(counts, table_choice, names),
-                    chart, chart_frame_of(counts, chart, option, classifier))
+                    name, options, chart_frame_of(project, name, options, context))
 
 
 @dataclass
@@ -142,31 +137,24 @@ class ResultsTab(ProjectView):
         self.classified = pd.DataFrame()
         self.names: dict[tuple[str, str], str] = {}  # (demographic, role) -> the role's name
         self.computed_for: str | None = None
-        # for the counts shown: table choice -> (frame, view); (chart, option) -> frame or why there is none
+        # for the counts shown: table choice -> (frame, view); chart_key -> frame or why there is none
         self._tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]] = {}
-        self._charts: dict[tuple[str, str], pd.DataFrame | str] = {}
+        self._charts: dict[tuple, pd.DataFrame | str] = {}
+        self.specs = {spec.name: spec for spec in charts_for(PAGE)}
         self.classifier = QComboBox()
         self.classifier.setObjectName("rep-classifier")
         self.classifier.setToolTip("Where the labels come from: the word lists of each set (no model needed, see "
                                    "the Sets tab), or a judge model run on the Classify tab")
         self.classifier.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.classifier.currentIndexChanged.connect(lambda _i: self.compute())
-        self.view = QComboBox()
-        self.view.setObjectName("rep-view")
-        self.view.addItems(list(VIEWS))
-        self.view.currentTextChanged.connect(lambda _t: self._view_changed())
-        self.role = QComboBox()
-        self.role.setObjectName("rep-role")
-        self.role.setToolTip("The role the chart shows (the heatmap shows every role of its demographic)")
-        # long role names must not push the page wider than a laptop screen
-        self.role.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.role.setMinimumContentsLength(22)
-        self.role.currentIndexChanged.connect(lambda _i: self.redraw())
-        self.model = QComboBox()
-        self.model.setObjectName("rep-model")
-        self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model.setMinimumContentsLength(12)
-        self.model.currentIndexChanged.connect(lambda _i: self.redraw())
+        self.chart = QComboBox()
+        self.chart.setObjectName("rep-view")
+        for name, spec in self.specs.items():
+            self.chart.addItem(spec.short_title, name)
+            self.chart.setItemData(self.chart.count() - 1, spec.description, Qt.ItemDataRole.ToolTipRole)
+        self.chart.currentIndexChanged.connect(lambda _i: self._view_changed())
+        self.controls = ChartControls()
+        self.controls.changed.connect(self._choice_changed)
         self.table_choice = QComboBox()
         self.table_choice.setObjectName("rep-table-choice")
         self.table_choice.addItems(TABLES)
@@ -175,8 +163,9 @@ class ResultsTab(ProjectView):
         self.export_figure_button.clicked.connect(self.export_figure_dialog)
         self.export_table_button = QPushButton("Export table (CSV)…")
         self.export_table_button.clicked.connect(self.export_table_dialog)
-        self.plot = RepPlot()
+        self.plot = ChartView(self.ops)
         self.plot.picked.connect(self.show_responses)
+        self.plot.drawn.connect(self._drawn)
         self.table = QTableWidget()
         self.table.setObjectName("rep-stats-table")
         self.table_status = QLabel("")
@@ -193,11 +182,10 @@ class ResultsTab(ProjectView):
         self.summary.setWordWrap(True)
 
         controls = QHBoxLayout()
-        self.model_label = QLabel("Model")
-        for label, widget in ((QLabel("Labels from"), self.classifier), (QLabel("Chart"), self.view),
-                              (QLabel("Role"), self.role), (self.model_label, self.model)):
+        for label, widget in ((QLabel("Labels from"), self.classifier), (QLabel("Chart"), self.chart)):
             controls.addWidget(label)
-            controls.addWidget(widget, 1 if widget is self.role else 0)
+            controls.addWidget(widget)
+        controls.addWidget(self.controls, 1)
         controls.addWidget(self.export_figure_button)
         table_controls = QHBoxLayout()
         table_controls.addWidget(QLabel("Table"))
@@ -271,8 +259,8 @@ class ResultsTab(ProjectView):
             self.plot.show_message("Open a project to see REP results.")
             return
         classifier = self.classifier_key()
-        choice, chart, option = self.table_choice.currentText(), self.chart_name(), self._chart_option()
-        self.counting.start(lambda state: compute_results(project, classifier, choice, chart, option),
+        choice, name, wanted = self.table_choice.currentText(), self.chart_name(), self.controls.values()
+        self.counting.start(lambda state: compute_results(project, classifier, choice, name, wanted),
                             label="Counting REP results", project=project, background_read=True,
                             on_error=self.show_error, on_done=self._computed)
 
@@ -281,13 +269,9 @@ class ResultsTab(ProjectView):
         classifier, counts, classified = result.classifier, result.counts, result.classified
         self.counts, self.classified, self.computed_for = counts, classified, classifier
         self.names = result.names
-        self.plot.role_names = self.names
         self._tables = {result.table_choice: result.table}
-        self._charts = {}
-        key = chart_key(result.chart, result.chart_frame)
-        if key is not None:
-            self._charts[(result.chart, key)] = result.chart_frame
-        self._fill_choices()
+        self._charts = {chart_key(result.chart, {"classifier": classifier, **result.chart_options}): result.chart_frame}
+        self._fill_choices(result.chart_options if result.chart == self.chart_name() else None)
         if classified.empty:
             self.summary.setText("No REP completions yet: tick models on the Runs tab and press Run the prompts.")
         else:
@@ -309,70 +293,53 @@ class ResultsTab(ProjectView):
         return ""
 
     def _view_changed(self, redraw: bool = True) -> None:
-        """The model choice only matters for the heatmap: it is shown only there."""
-        heatmap = self.chart_name() == "rep-heatmap"
-        self.model.setVisible(heatmap)
-        self.model_label.setVisible(heatmap)
+        """Another chart: its own controls (what was chosen for the one before kept where it applies)."""
+        self._fill_choices()
         if redraw:
             self.redraw()
 
-    def _fill_choices(self) -> None:
-        pairs = list(dict.fromkeys(zip(self.counts.get("demographic", []), self.counts.get("role", []))))
-        roles = [(f"{wording.role_key(d).capitalize()}: {self.names.get((d, r)) or wording.role_key(r)}", f"{d}/{r}")
-                 for d, r in pairs]
-        models = [(m, m) for m in dict.fromkeys(self.counts.get("model", []))]
-        for combo, entries in ((self.role, roles), (self.model, models)):
-            current = combo.currentData()
-            combo.blockSignals(True)
-            combo.clear()
-            for text, key in entries:
-                combo.addItem(text, key)
-            if combo.findData(current) >= 0:
-                combo.setCurrentIndex(combo.findData(current))
-            combo.blockSignals(False)
+    def _choice_changed(self) -> None:
+        self.redraw()
 
-    def role_key(self) -> str:
-        """The chosen role as the core names it: 'demographic/role'."""
-        return self.role.currentData() or ""
+    def _context(self) -> dict:
+        """What the charts' frames and choices are made from: the classifier and the counts on show."""
+        return {"classifier": self.computed_for or LEXICAL, "counts": self.counts, "role_names": self.names}
+
+    def _fill_choices(self, wanted: dict | None = None) -> None:
+        context = self._context()
+        self.controls.set_chart(self.specs[self.chart_name()].options, self.project,
+                                self.controls.values() if wanted is None else wanted, context=context)
+
+    def choose_chart(self, name: str) -> None:
+        """Show the chart ``name`` (its title is what the list shows)."""
+        index = self.chart.findData(name)
+        if index < 0:
+            raise UserError(f"'{name}' is not one of the charts here.")
+        self.chart.setCurrentIndex(index)
 
     # ------------------------------------------------------------------ showing
     def chart_name(self) -> str:
-        return VIEWS[self.view.currentText()]
+        return self.chart.currentData() or next(iter(self.specs))
 
     def chart_options(self) -> dict[str, str]:
-        options = {"classifier": self.computed_for or LEXICAL}
-        if self.chart_name() == "rep-heatmap":
-            options["model"] = self.model.currentData() or ""
-        else:
-            options["role"] = self.role_key()
-        return {k: v for k, v in options.items() if v}
-
-    def _chart_option(self) -> str:
-        """What the chart is drawn for: the role ('demographic/role'), or the heatmap's model."""
-        return (self.model.currentData() or "") if self.chart_name() == "rep-heatmap" else self.role_key()
-
-    def chart_frame(self) -> pd.DataFrame | str:
-        """What the chart on show plots (computed once per role or model, and kept until the counts change)."""
-        chart, option = self.chart_name(), self._chart_option()
-        frame = self._charts.get((chart, option))
-        if frame is None:
-            frame = chart_frame_of(self.counts, chart, option, self.computed_for or LEXICAL)
-            self._charts[(chart, option)] = frame
-        return frame
+        """The chart's options as chosen, and the classifier whose labels it draws."""
+        return {"classifier": self.computed_for or LEXICAL, **self.controls.values()}
 
     def redraw(self) -> None:
         if self.counts.empty:
             self.plot.show_message("No REP results yet: run the prompts on the Runs tab.")
             return
-        frame = self.chart_frame()
+        name, options = self.chart_name(), self.chart_options()
+        frame = self._charts.get(chart_key(name, options))
         if isinstance(frame, str):
             self.plot.show_message(frame)
-        elif self.chart_name() == "rep-decade-shares":
-            self.plot.show_stacked(frame)
-        elif self.chart_name() == "rep-trends":
-            self.plot.show_trends(frame)
-        else:
-            self.plot.show_heatmap(frame, self.role_key().partition("/")[0] or None)
+            return
+        data = {"counts": self.counts, "role_names": self.names}
+        self.plot.show_chart(self.project, name, options, data=data, frame=frame)
+
+    def _drawn(self, drawn) -> None:
+        """Keep the frame drawn (or why there was none) for these counts, so showing it again computes nothing."""
+        self._charts.setdefault(chart_key(drawn.name, drawn.options), drawn.message or drawn.frame)
 
     def table_frame(self) -> pd.DataFrame:
         """The chosen table as computed (computed here if the background has not done it yet)."""
@@ -442,12 +409,16 @@ class ResultsTab(ProjectView):
             self.export_figure(str(out))
 
     def export_figure(self, path: str) -> None:
+        """Write the chart on screen (the frame drawn, by the same ``draw``) and its CSV."""
         project = self.require_project()
         if project is None:
             return
-        name, options = self.chart_name(), self.chart_options()
-        self.ops.run(lambda state: export_chart(project, name, path, **options), label="Exporting the figure",
-                     project=project, on_error=self.show_error, on_done=self._figure_written)
+        work = self.plot.export_work(path, project)
+        if work is None:
+            self.show_error("There is no chart on screen to export yet.")
+            return
+        self.ops.run(work, label="Exporting the figure", project=project, on_error=self.show_error,
+                     on_done=self._figure_written)
 
     def _figure_written(self, paths) -> None:
         self.summary.setText("Wrote " + " and ".join(map(str, paths)) + ".")

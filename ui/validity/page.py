@@ -41,7 +41,7 @@ from ui import dialogs
 from ui.background import Operation
 from ui.validity.answers_dialog import AnswersDialog
 from ui.validity.books import PassagesBox
-from ui.validity.plot import ValidityPlot
+from ui.widgets.chart_view import ChartView
 from ui.widgets.combo import refill
 from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share, yes_only
@@ -52,9 +52,7 @@ from workbench.errors import UserError
 
 YEAR, NARRATIVE, ERRORS = "year", "narrative-time", "errors"
 TASKS = {YEAR: "Year of first publication", NARRATIVE: "Narrative time", ERRORS: "Name-cloze errors"}
-CHARTS = {YEAR: {"validity-year-groups": "Error by group", "validity-year-error": "Error against accuracy"},
-          NARRATIVE: {"validity-narrative-time": "Predicted against reference"},
-          ERRORS: {"name-cloze-errors": "Randomization test"}}
+PAGE = "validity"  # the charts of the export registry shown here (each analysis brings the frames of its own)
 CHOICES_SETTING = "validity.choices"
 CSV_FILES = "CSV tables (*.csv)"
 TABLE_FILES = "Tables (*.tsv *.csv *.txt);;All files (*)"
@@ -281,7 +279,7 @@ class ValidityPage(Page, OneOperation):
         self.chart = _combo("Which chart")
         self.chart.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # room enough beside the buttons
         self.chart.currentIndexChanged.connect(self._show_chart)
-        self.plot = ValidityPlot()
+        self.plot = ChartView(self.ops)
         self.plot.picked.connect(self.open_answers)
         self.export_figure_button = QPushButton("Export figure…")
         self.export_figure_button.setToolTip("The chart for a paper (PDF, SVG or 300-dpi PNG) and the CSV of what it shows")
@@ -616,6 +614,8 @@ class ValidityPage(Page, OneOperation):
                                f"Analysing: {TASKS[chosen['task']].lower()}", on_done=self._analysed)
 
     def _analysed(self, report: dict) -> None:
+        from workbench.export.registry import charts_for
+
         self.report = report
         task = report["choices"]["task"]
         self._tables_for(task)
@@ -623,8 +623,10 @@ class ValidityPage(Page, OneOperation):
         self.rows.show_frame(report["rows"])
         self.chart.blockSignals(True)
         self.chart.clear()
-        for name, title in CHARTS[task].items():
-            self.chart.addItem(title, name)
+        for spec in charts_for(PAGE):
+            if spec.name in report["charts"]:
+                self.chart.addItem(spec.short_title, spec.name)
+                self.chart.setItemData(self.chart.count() - 1, spec.description, Qt.ItemDataRole.ToolTipRole)
         self.chart.blockSignals(False)
         self._show_chart()
         for button in (self.export_figure_button, self.export_table_button):
@@ -653,7 +655,12 @@ class ValidityPage(Page, OneOperation):
     def _show_chart(self, *_) -> None:
         if self.report is None or not self.chart.count():
             return
-        self.plot.show(self.chart.currentData(), self.report["charts"][self.chart.currentData()])
+        name = self.chart.currentData()
+        frame = self.report["charts"][name]
+        if frame.empty:
+            self.plot.show_message("Nothing to draw for these choices: the table above says why.")
+            return
+        self.plot.show_chart(self.project, name, {}, frame=frame)
 
     # ------------------------------------------------------------------ the answers behind a point or row
     def _row_opened(self, index) -> None:
@@ -721,12 +728,11 @@ class ValidityPage(Page, OneOperation):
         """Save the chart on screen (its frame as drawn) through the export registry, with its CSV."""
         if self.report is None:
             return None
-        from workbench.export import registry
-
-        name = self.chart.currentData()
-        spec, frame, project = registry.chart(name), self.report["charts"][name], self.project
-        return self._export(lambda state: registry.save_figure(spec, frame, Path(out), project=project),
-                            "Exporting the chart")
+        work = self.plot.export_work(out, self.project)
+        if work is None:
+            self.show_info("There is no chart on show to export: it says above why there is nothing to draw.")
+            return None
+        return self._export(work, "Exporting the chart")
 
     def export_tables_dialog(self) -> None:
         if self.report is None:
@@ -759,19 +765,11 @@ class ValidityPage(Page, OneOperation):
 def analysis(project, chosen: dict, state) -> dict:
     """The analysis the choices ask for (on the worker): the group table, the rows and the chart frames."""
     if chosen["task"] == ERRORS:
-        from workbench.probes.cloze.error_charts import null_plot
-        from workbench.probes.cloze.errors import error_analysis, summary_frame
+        from workbench.probes.cloze.error_charts import error_report
 
-        result = error_analysis(project, chosen["model"], chosen["by"], groups=chosen["groups"],
-                                set_size=chosen["set_size"], permutations=chosen["permutations"], seed=chosen["seed"],
-                                ties=chosen["ties"], state=state)
-        summary = summary_frame(result)
-        charts = {}
-        if result.in_seen + result.in_unseen:
-            charts["name-cloze-errors"] = null_plot(result)
-        else:
-            charts["name-cloze-errors"] = pd.DataFrame()
-        return {"table": summary, "rows": result.names, "charts": charts}
+        return error_report(project, chosen["model"], chosen["by"], groups=chosen["groups"],
+                            set_size=chosen["set_size"], permutations=chosen["permutations"], seed=chosen["seed"],
+                            ties=chosen["ties"], state=state)
     from workbench.probes.validity.charts import narrative_report, year_report
 
     if chosen["task"] == YEAR:

@@ -17,7 +17,9 @@ Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png [--option key=val
                         ``model``, ``exclude_flagged`` (translucent above ``OVERPLOT_BOOKS`` books).
 
 Without a model option a chart shows the model with the most answered passages, then the newest run
-(``model_choice``); the interactive charts (``ui/charts``) draw the same frames the same way.
+(``model_choice``). The Charts page of the window shows these four (``page="charts"``), drawn by the same
+``draw`` as the exported figure: each book is a mark naming it on hover, and a click lists its passages; the
+controls come from each chart's ``options``, the sentence under it from ``chart_notes``.
 
 Tables (CSV): ``cloze-passage-results`` (one row per model and passage), ``cloze-book-accuracy``
 (one row per model and book), ``cloze-passages`` (the stored passages), ``cloze-extractions``.
@@ -34,7 +36,17 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
+from workbench.export.registry import (
+    FLAG,
+    NUMBER,
+    ChartOption,
+    ChartSpec,
+    Marks,
+    TableSpec,
+    hover_text,
+    register_chart,
+    register_table,
+)
 from workbench.probes.cloze import analysis
 from workbench.probes.cloze.model_choice import models_by_preference
 
@@ -63,6 +75,9 @@ TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e37
 VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"]
 VIRIDIS_END = 0.85  # viridis' last yellows are too pale on white
 CI_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap"}
+FLAGGED_LABEL = "flagged (fewer passages than asked for)"
+ALL_MODELS = "all"
+BUILT_IN_GROUPS = ("decade", "source")
 
 
 def _flag(value: Any) -> bool:
@@ -184,11 +199,15 @@ def group_colours(groups: list[str]) -> dict[str, str]:
     return {g: NO_GROUP_COLOUR if g == NO_GROUP else colours[g] for g in groups}
 
 
-def _legend(fig: "Figure", ax, colours: dict[str, str], title: str) -> None:
-    """The groups' legend beside the plot (many groups would cover the points inside it)."""
+def _legend(fig: "Figure", ax, colours: dict[str, str], title: str, *, flagged: bool = False) -> None:
+    """The groups' legend beside the plot (many groups would cover the points inside it); a hollow ring for
+    flagged books when some are drawn."""
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], linestyle="", marker="o", color=colour, label=group) for group, colour in colours.items()]
+    if flagged:
+        handles.append(Line2D([], [], linestyle="", marker="o", markerfacecolor="white",
+                              markeredgecolor=NO_GROUP_COLOUR, label=FLAGGED_LABEL))
     if len(handles) <= 6:
         ax.legend(handles=handles, title=title, loc="lower right", fontsize="small")
     else:
@@ -201,16 +220,55 @@ def _ci_label(frame: pd.DataFrame) -> str:
     return f"name-cloze accuracy (95% CI, {CI_NAMES.get(method, method)})"
 
 
+def _pct(value: Any) -> str:
+    return "\u2014" if value is None or value != value else f"{float(value):.0%}"
+
+
+def _flagged(rows: pd.DataFrame) -> np.ndarray:
+    return rows["flagged"].fillna(False).astype(bool).to_numpy() if "flagged" in rows else np.zeros(len(rows), bool)
+
+
 def _whiskered_rows(ax, rows: pd.DataFrame, positions: np.ndarray, colours: list[str], interval_colour: str, *,
                     small: bool) -> None:
-    """Books as points (each in its colour) with their 95% intervals as whiskers, one row each."""
+    """Books as points (each in its colour; a flagged book hollow) with their 95% intervals as whiskers."""
     err = np.vstack([rows["accuracy"] - rows["ci_low"], rows["ci_high"] - rows["accuracy"]])
     ax.errorbar(rows["accuracy"], positions, xerr=err, fmt="none", capsize=2 if small else 1.5, ecolor=interval_colour,
                 elinewidth=1 if small else 0.8)
-    ax.scatter(rows["accuracy"], positions, s=16 if small else 9, c=colours, linewidths=0, zorder=3)
+    _book_points(ax, rows["accuracy"], positions, colours, _flagged(rows), size=16 if small else 9)
 
 
-def draw_accuracy(frame: pd.DataFrame, fig: "Figure", color_by: str | None = None, **_: Any) -> None:
+def _book_points(ax, x: Any, y: Any, colours: list[str], flagged: np.ndarray, *, size: float) -> None:
+    """Filled points, and hollow rings for flagged books (fewer passages than asked for)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    faces = ["white" if f else c for f, c in zip(flagged, colours)]
+    ax.scatter(x, y, s=size, c=faces, edgecolors=colours, linewidths=np.where(flagged, 1.0, 0.0), zorder=3)
+
+
+def accuracy_marks(ax, rows: pd.DataFrame, positions: Any, color_by: str | None) -> Marks:
+    """A mark per book: its rank, accuracy, interval and group on hover; a click opens its passages."""
+    values = {name: rows[name].tolist() for name in ("rank", "accuracy", "n", "ci_low", "ci_high", "group", "year",
+                                                      "flagged", "failed", "book", "book_id", "model")}
+
+    def text(i: int) -> str:
+        def value(name: str) -> Any:
+            return values[name][i]
+
+        year = value("year")
+        extra = [f"{color_by}: {value('group')}" if color_by and value("group") != NO_GROUP else "",
+                 "" if year is None or year != year else str(int(year)),
+                 "flagged: fewer passages than asked for" if value("flagged") is True else "",
+                 f"{value('failed')} failed" if value("failed") else ""]
+        return hover_text(value("book"), f"Rank {value('rank')}: {_pct(value('accuracy'))} of {value('n')} answered "
+                                         f"passages correct, 95% CI {_pct(value('ci_low'))}\u2013{_pct(value('ci_high'))}",
+                          " \u00b7 ".join(e for e in extra if e))
+
+    def target(i: int) -> dict[str, Any]:
+        return {"book_id": int(values["book_id"][i]), "book": values["book"][i], "models": [values["model"][i]]}
+
+    return Marks(ax, rows["accuracy"].to_numpy(float), np.asarray(positions, dtype=float), text, target)
+
+
+def draw_accuracy(frame: pd.DataFrame, fig: "Figure", color_by: str | None = None, **_: Any) -> list[Marks]:
     colours = group_colours(group_order(frame["group"]))
     # coloured by a tag, the points carry the colours and the intervals are grey
     point_colours = frame["group"].map(colours).tolist() if color_by else [NO_GROUP_COLOUR] * len(frame)
@@ -226,16 +284,19 @@ def draw_accuracy(frame: pd.DataFrame, fig: "Figure", color_by: str | None = Non
         ax.set_xlabel(_ci_label(frame))
         ax.set_title(f"Per-book accuracy: {frame['model'].iloc[0]}")
         ax.grid(axis="x", alpha=0.3)
-        if color_by:
-            _legend(fig, ax, colours, color_by)
-        return
-    _draw_many_books(frame, fig, panel, point_colours, interval_colour)
-    if color_by:
-        _legend(fig, fig.axes[1], colours, color_by)
+        marks = [accuracy_marks(ax, frame, positions, color_by)]
+        legend_ax = ax
+    else:
+        marks = _draw_many_books(frame, fig, panel, point_colours, interval_colour, color_by)
+        legend_ax = fig.axes[1]
+    flagged = bool(_flagged(frame).any())
+    if color_by or flagged:
+        _legend(fig, legend_ax, colours if color_by else {}, color_by or "", flagged=flagged)
+    return marks
 
 
 def _draw_many_books(frame: pd.DataFrame, fig: "Figure", panel: tuple[pd.DataFrame, pd.DataFrame],
-                     point_colours: list[str], interval_colour: str) -> None:
+                     point_colours: list[str], interval_colour: str, color_by: str | None) -> list[Marks]:
     """Many books: the best and worst named in a panel of their own (the paper's table as a figure), beside
     every book ranked with thin, translucent intervals (the shape of the whole distribution)."""
     best, worst = panel
@@ -257,8 +318,7 @@ def _draw_many_books(frame: pd.DataFrame, fig: "Figure", panel: tuple[pd.DataFra
 
     all_ax.hlines(frame["rank"], frame["ci_low"], frame["ci_high"], colors=interval_colour, alpha=INTERVAL_ALPHA,
                   linewidth=0.6)
-    all_ax.scatter(frame["accuracy"], frame["rank"], s=4 if count > 300 else 8, c=point_colours, linewidths=0,
-                   zorder=3)
+    _book_points(all_ax, frame["accuracy"], frame["rank"], point_colours, _flagged(frame), size=4 if count > 300 else 8)
     for first, last, what in ((1, len(best), f"named: best {len(best)}"),
                               (count - len(worst) + 1, count, f"named: worst {len(worst)}")):
         all_ax.axhspan(first - 0.5, last + 0.5, color=NAMED_BAND_COLOUR, zorder=0, linewidth=0)
@@ -276,6 +336,7 @@ def _draw_many_books(frame: pd.DataFrame, fig: "Figure", panel: tuple[pd.DataFra
         ax.set_xlabel(_ci_label(frame))
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle(f"Per-book accuracy: {frame['model'].iloc[0]}")
+    return [accuracy_marks(named_ax, named, positions, color_by), accuracy_marks(all_ax, frame, frame["rank"], color_by)]
 
 
 # ---------------------------------------------------------------------------- category means
@@ -288,29 +349,43 @@ def categories_frame(project: "Project", tag: str = "decade", model: str | None 
     return analysis.category_means(project, tag, models, exclude_flagged=_flag(exclude_flagged))
 
 
-def draw_categories(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+def draw_categories(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
     ax = fig.add_subplot()
     values = sorted(frame["value"].unique())
     models = list(dict.fromkeys(frame["model"]))
     width = 0.8 / len(models)
     x = np.arange(len(values))
+    bars: dict[str, list] = {"x": [], "height": [], "text": []}
     for i, model in enumerate(models):
         rows = frame[frame["model"] == model].set_index("value").reindex(values)
         err = np.vstack([rows["mean_accuracy"] - rows["ci_low"], rows["ci_high"] - rows["mean_accuracy"]])
         err = np.nan_to_num(err, nan=0.0)
-        ax.bar(x + (i - (len(models) - 1) / 2) * width, rows["mean_accuracy"], width, yerr=err, capsize=3,
+        left = x + (i - (len(models) - 1) / 2) * width
+        ax.bar(left, rows["mean_accuracy"], width, yerr=err, capsize=3,
                label=model, color=group_colours(models)[model] if len(models) > 1 else "0.55", edgecolor="black",
                linewidth=0.5)
+        for position, value, row in zip(left, values, rows.itertuples()):
+            if row.mean_accuracy != row.mean_accuracy:
+                continue
+            ci = ("no interval (one book)" if row.ci_low != row.ci_low
+                  else f"95% CI {_pct(row.ci_low)}\u2013{_pct(row.ci_high)}")
+            bars["x"].append(position - width / 2)
+            bars["height"].append(float(row.mean_accuracy))
+            bars["text"].append(hover_text(value, f"{model}: mean accuracy {_pct(row.mean_accuracy)}, {ci}",
+                                           f"{int(row.books)} books, {int(row.passages):,} passages"))
     counts = frame.groupby("value")["books"].agg(lambda b: "/".join(str(int(n)) for n in dict.fromkeys(b)))
     labels = [f"{v}\n({counts[v]} book{'' if counts[v] == '1' else 's'})" for v in values]
     ax.set_xticks(x, labels, rotation=30 if len(values) > 6 else 0, ha="right" if len(values) > 6 else "center")
     ax.set_ylabel("mean per-book accuracy (95% t interval)")
     ax.set_xlabel(frame["tag"].iloc[0])
     ax.set_ylim(0, 1)
-    ax.set_title("Name-cloze accuracy by " + frame["tag"].iloc[0])
+    ax.set_title("Name-cloze accuracy by " + frame["tag"].iloc[0] + ("" if len(models) > 1 else f": {models[0]}"))
     if len(models) > 1:
         ax.legend(fontsize="small")
     ax.grid(axis="y", alpha=0.3)
+    texts = bars["text"]
+    return [Marks(ax, np.array(bars["x"]), np.zeros(len(texts)), texts.__getitem__, None,
+                  width=np.full(len(texts), width), height=np.array(bars["height"]))]
 
 
 # ---------------------------------------------------------------------------- model against model
@@ -340,7 +415,7 @@ def accuracy_bins(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.histogram(values.astype(float).dropna(), bins=HISTOGRAM_BINS, range=(0.0, 1.0))
 
 
-def draw_models(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+def draw_models(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
     a, b = frame["model_a"].iloc[0], frame["model_b"].iloc[0]
     x, y = frame["accuracy_b"], frame["accuracy_a"]
     p = frame["wilcoxon_p"].iloc[0]
@@ -378,6 +453,16 @@ def draw_models(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax.set_ylim(-0.02, 1.02)
     ax.legend(loc="upper left", fontsize="small")
     ax.grid(alpha=0.3)
+    values = {name: frame[name].tolist() for name in ("book", "book_id", "accuracy_a", "accuracy_b", "n_a", "n_b")}
+
+    def text(i: int) -> str:
+        return hover_text(values["book"][i], f"{a}: {_pct(values['accuracy_a'][i])} of {values['n_a'][i]}",
+                          f"{b}: {_pct(values['accuracy_b'][i])} of {values['n_b'][i]}")
+
+    def target(i: int) -> dict[str, Any]:
+        return {"book_id": int(values["book_id"][i]), "book": values["book"][i], "models": [a, b]}
+
+    return [Marks(ax, x.to_numpy(float), y.to_numpy(float), text, target)]
 
 
 # ---------------------------------------------------------------------------- accuracy against year
@@ -392,7 +477,7 @@ def year_frame(project: "Project", model: str | None = None, exclude_flagged: An
         "year").reset_index(drop=True)
 
 
-def draw_year(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+def draw_year(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
     from scipy.stats import spearmanr
 
     ax = fig.add_subplot()
@@ -414,6 +499,18 @@ def draw_year(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"Accuracy against year: {frame['model'].iloc[0]}\n{note}", fontsize="medium")
     ax.grid(alpha=0.3)
+    values = {name: frame[name].tolist() for name in ("book", "book_id", "model", "year", "accuracy", "n", "ci_low",
+                                                      "ci_high")}
+
+    def text(i: int) -> str:
+        return hover_text(values["book"][i], f"{int(values['year'][i])}: {_pct(values['accuracy'][i])} correct of "
+                                             f"{values['n'][i]}, 95% CI {_pct(values['ci_low'][i])}\u2013"
+                                             f"{_pct(values['ci_high'][i])}")
+
+    def target(i: int) -> dict[str, Any]:
+        return {"book_id": int(values["book_id"][i]), "book": values["book"][i], "models": [values["model"][i]]}
+
+    return [Marks(ax, years.to_numpy(float), frame["accuracy"].to_numpy(float), text, target)]
 
 
 # ---------------------------------------------------------------------------- tables
@@ -440,15 +537,106 @@ def extractions_table(project: "Project", **_: Any) -> pd.DataFrame:
     return extractions_frame(project)
 
 
-register_chart(ChartSpec("cloze-accuracy", "Name cloze: per-book accuracy", accuracy_frame, draw_accuracy,
-                         "Books ranked by name-cloze accuracy with 95% CIs, coloured by a tag"))
-register_chart(ChartSpec("cloze-categories", "Name cloze: accuracy by category", categories_frame, draw_categories,
-                         "Mean per-book accuracy by a book tag (genre, decade, source ...)"))
-register_chart(ChartSpec("cloze-models", "Name cloze: model against model", models_frame, draw_models,
-                         "Per-book accuracy of two models, with the diagonal and a Wilcoxon test",
-                         size_inches=(5.5, 5.5)))
-register_chart(ChartSpec("cloze-year", "Name cloze: accuracy against year", year_frame, draw_year,
-                         "Per-book accuracy against year of publication, with Spearman's rho"))
+# ---------------------------------------------------------------------------- the charts' choices
+
+
+def model_choices(project: "Project", chosen: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Every model with name-cloze answers (in label order)."""
+    return [(m, m) for m in analysis.model_labels(project)]
+
+
+def model_or_all_choices(project: "Project", chosen: dict[str, Any]) -> list[tuple[str, Any]]:
+    models = model_choices(project, chosen)
+    return ([("all models", ALL_MODELS)] if len(models) > 1 else []) + models
+
+
+def preferred_model(project: "Project", chosen: dict[str, Any]) -> str | None:
+    """The default model: the one with the most answered passages, then the newest run (``model_choice``)."""
+    labels = models_by_preference(project)
+    return labels[0] if labels else None
+
+
+def other_model_choices(project: "Project", chosen: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The models a comparison's first model may be compared with: the others."""
+    return [(m, m) for m in analysis.model_labels(project) if m != chosen.get("model_a")]
+
+
+def other_model(project: "Project", chosen: dict[str, Any]) -> str | None:
+    """The default second model: the preferred one that is not the first."""
+    labels = [m for m in models_by_preference(project) if m != chosen.get("model_a")]
+    return labels[0] if labels else None
+
+
+def _groups(project: "Project") -> list[tuple[str, str]]:
+    from workbench.corpus.library import tag_keys
+
+    tags = tag_keys(project)
+    return [(t, t) for t in tags] + [(g, g) for g in BUILT_IN_GROUPS if g not in tags]
+
+
+def colour_choices(project: "Project", chosen: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [("one colour", "")] + _groups(project)
+
+
+def group_choices(project: "Project", chosen: dict[str, Any]) -> list[tuple[str, Any]]:
+    return _groups(project)
+
+
+MODEL = ChartOption("model", "Model", choices=model_choices, default=preferred_model,
+                    tooltip="The model whose results are drawn")
+EXCLUDE_FLAGGED = ChartOption("exclude_flagged", "Leave out flagged books", FLAG, default=False,
+                              tooltip="Books with fewer passages than asked for (the paper drops them)")
+
+
+def _note(name: str):
+    def caption(project: "Project", frame: pd.DataFrame, **options: Any) -> str:
+        from workbench.probes.cloze.chart_notes import chart_note
+
+        return chart_note(project, name, frame, **options)
+    return caption
+
+
+def _empty(name: str):
+    def empty(project: "Project", **options: Any) -> str:
+        from workbench.probes.cloze.chart_notes import empty_note
+
+        return empty_note(project, name, **options)
+    return empty
+
+
+register_chart(ChartSpec(
+    "cloze-accuracy", "Name cloze: per-book accuracy", accuracy_frame, draw_accuracy,
+    "Books ranked by name-cloze accuracy with 95% CIs, coloured by a tag", page="charts",
+    options=(MODEL,
+             ChartOption("color_by", "Colour by", choices=colour_choices, default="",
+                         tooltip="Colour the books by a tag (set tags on the Library page)"),
+             ChartOption("top_n", "Name", NUMBER, default=DEFAULT_TOP_N, low=1, high=MAX_TOP_N,
+                         suffix=" best and worst", matters=lambda frame: len(frame) > MAX_LABELLED_BOOKS,
+                         tooltip=f"With more than {MAX_LABELLED_BOOKS} books the chart names this many of the best "
+                                 "and of the worst books beside the full ranking (hover over any point to name its book)"),
+             EXCLUDE_FLAGGED),
+    caption=_note("cloze-accuracy"), empty=_empty("cloze-accuracy")))
+register_chart(ChartSpec(
+    "cloze-categories", "Name cloze: accuracy by category", categories_frame, draw_categories,
+    "Mean per-book accuracy by a book tag (genre, decade, source ...)", page="charts",
+    options=(ChartOption("model", "Model", choices=model_or_all_choices, default=preferred_model,
+                         tooltip="The model whose results are drawn (or every model, side by side)"),
+             ChartOption("tag", "Group by", choices=group_choices, tooltip="Average the books of each value of a tag"),
+             EXCLUDE_FLAGGED),
+    caption=_note("cloze-categories"), empty=_empty("cloze-categories")))
+register_chart(ChartSpec(
+    "cloze-models", "Name cloze: model against model", models_frame, draw_models,
+    "Per-book accuracy of two models, with the diagonal and a Wilcoxon test", size_inches=(5.5, 5.5), page="charts",
+    options=(ChartOption("model_a", "Model", choices=model_choices, default=preferred_model, remember_as="model",
+                         tooltip="The model on the vertical axis"),
+             ChartOption("model_b", "against", choices=other_model_choices, default=other_model,
+                         tooltip="The second model (horizontal axis)"),
+             EXCLUDE_FLAGGED),
+    caption=_note("cloze-models"), empty=_empty("cloze-models")))
+register_chart(ChartSpec(
+    "cloze-year", "Name cloze: accuracy against year", year_frame, draw_year,
+    "Per-book accuracy against year of publication, with Spearman's rho", page="charts",
+    options=(MODEL, EXCLUDE_FLAGGED), caption=_note("cloze-year"), empty=_empty("cloze-year")))
 register_table(TableSpec("cloze-passage-results", "Name cloze: answers per passage", passage_results_table,
                          "book, passage, gold name, raw answer, parsed answer, correct, status and error"))
 register_table(TableSpec("cloze-book-accuracy", "Name cloze: accuracy per book", book_accuracy_table,

@@ -7,8 +7,8 @@ comma-separated; ``all`` or empty for as many names as both sides allow), ``perm
 
 - chart ``name-cloze-errors``: the randomization test's null distribution of the log-odds o (one value per
   deal of the names between S and U) with the observed o and, when the ties were drawn, the 5th-95th
-  percentile of o over the draws. (Not named ``cloze-...``: the Charts page lists those, and this one is drawn
-  on the Validity page.)
+  percentile of o over the draws. The Validity page shows it (``page="validity"``) beside the tables of
+  ``error_report``.
 - tables ``cloze-errors`` (the rows of ``palimpsest cloze errors``: one per model and set size) and
   ``cloze-error-names`` (the names of S and U with their PMI, book and how often the held-out errors offered
   them).
@@ -24,7 +24,7 @@ import pandas as pd
 
 from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, DRAW_TIES
 from workbench.errors import UserError
-from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
+from workbench.export.registry import ChartSpec, Marks, TableSpec, hover_text, register_chart, register_table
 from workbench.probes.cloze.errors import (
     ALL_NAMES,
     DEFAULT_PERMUTATIONS,
@@ -109,15 +109,21 @@ def null_plot(result: ErrorAnalysis, *_: Any) -> pd.DataFrame:
     return frame[NULL_COLUMNS]
 
 
-def draw_null(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+def draw_null(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
     ax = fig.add_subplot()
     values = frame["log_odds"].to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
     observed = float(frame["observed"].iloc[0])
     first = frame.iloc[0]
+    marks = []
     if len(finite):
-        ax.hist(finite, bins=min(60, max(10, len(np.unique(finite)))), color="0.6", edgecolor="white",
-                label=f"{len(values):,} deals of the names")
+        counts, edges, _ = ax.hist(finite, bins=min(60, max(10, len(np.unique(finite)))), color="0.6",
+                                   edgecolor="white", label=f"{len(values):,} deals of the names")
+
+        def text(i: int) -> str:
+            return hover_text(f"{int(counts[i]):,} deals", f"log-odds between {edges[i]:.2f} and {edges[i + 1]:.2f}")
+
+        marks.append(Marks(ax, edges[:-1], np.zeros(len(counts)), text, None, width=np.diff(edges), height=counts))
     drawn = first["tie_rule"] == DRAW_TIES and int(first["draws"] or 0) > 0
     if drawn and math.isfinite(float(first["log_odds_p5"])) and math.isfinite(float(first["log_odds_p95"])):
         ax.axvspan(float(first["log_odds_p5"]), float(first["log_odds_p95"]), color="#c0392b", alpha=0.15,
@@ -137,6 +143,22 @@ def draw_null(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
                  f"name S, {int(first['in_unseen']):,} name U\n{p_text}", fontsize="medium")
     ax.legend(fontsize="small", loc="upper left")
     ax.grid(axis="y", alpha=0.3)
+    return marks
+
+
+def null_caption(project: "Project", frame: pd.DataFrame, **_: Any) -> str:
+    """What the chart comes to in a sentence: o, the errors behind it, p, and the spread over tie draws."""
+    first = frame.iloc[0]
+    observed = float(first["observed"])
+    drawn = first["tie_rule"] == DRAW_TIES and int(first["draws"] or 0) > 0
+    sizes = (f"{int(first['seen_names']):,} names each" if first["seen_names"] == first["unseen_names"] else
+             f"{int(first['seen_names']):,} names in S, {int(first['unseen_names']):,} in U")
+    spread = (f" Over {int(first['draws'])} draws of the tied books and names, o ran from "
+              f"{float(first['log_odds_p5']):.2f} to {float(first['log_odds_p95']):.2f} (5th-95th percentile, "
+              "shaded); the draw shown is the median one." if drawn else "")
+    return (f"Observed o = {observed:.2f} (red line): {int(first['in_seen'])} of {int(first['errors'])} errors name "
+            f"a character of S, {int(first['in_unseen'])} one of U ({sizes}); p = {first['p_value']:.2g} from "
+            f"{len(frame):,} deals.{spread}")
 
 
 def summary_table(project: "Project", model: Any = None, grouped_by: str | None = None, groups: str = "decile",
@@ -157,7 +179,18 @@ def names_table(project: "Project", model: Any = None, grouped_by: str | None = 
 
 register_chart(ChartSpec("name-cloze-errors", "Name cloze: errors towards memorized books", null_frame, draw_null,
                          "The randomization test of the error analysis: null distribution and observed log-odds",
-                         size_inches=(7.0, 4.5)))
+                         size_inches=(7.0, 4.5), page="validity", caption=null_caption))
+
+
+def error_report(project: "Project", model: str, grouped_by: str | None, *, groups: str = "decile",
+                 set_size: Any = None, permutations: Any = None, seed: Any = 0, ties: Any = ALL_TIED,
+                 draws: Any = None, state=None) -> dict[str, Any]:
+    """The error analysis as a page shows it: its summary table, the names of S and U, and the chart's frame
+    (empty when no error names anyone in either set: the table's note says why)."""
+    result = error_analysis(project, model, grouped_by, set_size=set_size_option(set_size),
+                            state=state, **_options(ties, draws, permutations, seed, groups))
+    chart = null_plot(result) if result.in_seen + result.in_unseen else pd.DataFrame()
+    return {"table": summary_frame(result), "rows": result.names, "charts": {"name-cloze-errors": chart}}
 register_table(TableSpec("cloze-errors", "Name cloze: error analysis", summary_table,
                          "log-odds of errors naming memorized against unmemorized books' names, with its spread over "
                          "tie draws and set sizes, and its p-value"))

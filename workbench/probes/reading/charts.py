@@ -10,6 +10,9 @@ Charts (``palimpsest chart PROJECT NAME --out FILE.pdf|svg|png [--option key=val
                               with and without the passage, per summary level, with 95% bootstrap intervals; options
                               ``model``, ``measure`` (rouge1, rouge2, rougeL).
 
+The Reading page shows the forgetting curve (``page="reading"``), drawn by the same ``draw``: a click on a
+point lists the questions behind it.
+
 Tables (CSV): ``reading-answers`` (every question asked, with the raw reply and what it means),
 ``reading-scene-sets`` (how each book was cut into scenes).
 """
@@ -22,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
+from workbench.export.registry import ChartSpec, Marks, TableSpec, hover_text, register_chart, register_table
 from workbench.probes.reading import results
 
 if TYPE_CHECKING:
@@ -64,12 +67,13 @@ def bin_label(low: int, high: Any) -> str:
 
 # ---------------------------------------------------------------------------------------------- forgetting curve
 def curve_frame(project: "Project", model: str | None = None, by_kind: Any = False, bins: Any = None,
-                **_: Any) -> pd.DataFrame:
+                answers: pd.DataFrame | None = None, **_: Any) -> pd.DataFrame:
     """The forgetting curve of one model (``results.forgetting_curve``) with the model and a bin label;
-    ``bins``: lower edges in words ("0,1000,5000" or a sequence; default ``results.DEFAULT_BINS``)."""
+    ``bins``: lower edges in words ("0,1000,5000" or a sequence; default ``results.DEFAULT_BINS``); ``answers``:
+    the model's answers when read already (``results.answers_frame``)."""
     model = _model(project, model)
     edges = results.parse_bins(bins) if isinstance(bins, str) or bins is None else tuple(bins)
-    frame = results.forgetting_curve(project, model, by_kind=_flag(by_kind), bins=edges)
+    frame = results.forgetting_curve(project, model, by_kind=_flag(by_kind), bins=edges, answers=answers)
     frame.insert(0, "model", model)
     frame["bin"] = [bin_label(lo, hi) for lo, hi in zip(frame["bin_low"], frame["bin_high"])]
     return frame
@@ -103,8 +107,12 @@ def chance_lines(frame: pd.DataFrame, position: dict[int, int]) -> list[tuple[st
     return lines
 
 
-def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
+    frame = frame[frame["accuracy"].notna()]  # a bin whose every request failed has no accuracy to draw
+    if frame.empty:
+        raise UserError("No question has an answer yet: every request failed (the Jobs page says why).")
     panels = list(dict.fromkeys(frame["kind"])) if "kind" in frame.columns else [None]
+    marks = []
     bins = frame.drop_duplicates("bin_low").sort_values("bin_low")
     position = {low: i for i, low in enumerate(bins["bin_low"])}
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
@@ -118,6 +126,7 @@ def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
             y = rows["accuracy"].to_numpy(dtype=float)
             err = np.vstack([y - rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float) - y])
             ax.errorbar(x, y, yerr=err, color=color, marker=marker, capsize=3, label=f"{variant} names")
+            marks.append(_point_marks(ax, rows, x, y))
         for label, color, x, y in chance_lines(part, position):
             ax.plot(x, y, color=color, linestyle="--", linewidth=1, label=label)
         ax.set_xticks(range(len(bins)), bins["bin"], rotation=30, ha="right")
@@ -128,6 +137,27 @@ def draw_curve(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     axes[0].set_ylabel("accuracy (95% Wilson CI)")
     axes[0].legend(loc="upper right", fontsize="small")
     fig.suptitle(f"Read-along questions: {frame['model'].iloc[0]}")
+    return marks
+
+
+def _point_marks(ax, rows: pd.DataFrame, x: np.ndarray, y: np.ndarray) -> Marks:
+    """A point of the curve: its numbers on hover; a click lists the questions behind it."""
+    rows = list(rows.itertuples(index=False))
+
+    def text(i: int) -> str:
+        row = rows[i]
+        label = bin_label(row.bin_low, row.bin_high)
+        kind = f", {row.kind}" if hasattr(row, "kind") else ""
+        return hover_text(f"{row.variant} names{kind}, {label} words back",
+                          f"{row.accuracy:.0%} right of {int(row.questions)} answered (95% Wilson CI "
+                          f"{row.ci_low:.0%}\u2013{row.ci_high:.0%})",
+                          f"chance {row.chance:.0%}" if row.chance == row.chance else "",
+                          "click to list its questions")
+
+    def target(i: int) -> dict[str, Any]:
+        return {"variant": rows[i].variant, "bin_low": int(rows[i].bin_low)}
+
+    return Marks(ax, x, y, text, target)
 
 
 # ---------------------------------------------------------------------------------------------- reconstruction
@@ -175,7 +205,8 @@ def scene_sets_table(project: "Project", **_: Any) -> pd.DataFrame:
 
 
 register_chart(ChartSpec("reading-forgetting", "Reading: forgetting curve", curve_frame, draw_curve,
-                         "Accuracy of read-along questions by retention demand, original and substituted names"))
+                         "Accuracy of read-along questions by retention demand, original and substituted names",
+                         page="reading"))
 register_chart(ChartSpec("reading-reconstruction", "Reading: summary reconstruction", reconstruction_frame,
                          draw_reconstruction, "ROUGE of corrected summaries against the false-summary baseline"))
 register_table(TableSpec("reading-answers", "Reading: answers per question", answers_table,

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.export.registry import ChartSpec, TableSpec, register_chart, register_table
+from workbench.export.registry import ChartSpec, Marks, TableSpec, hover_text, register_chart, register_table
 from workbench.probes.validity import NARRATIVE_TIME, YEAR
 from workbench.probes.validity.groups import ALL, ALL_TIED, BOTTOM, DEFAULT_DRAWS, MIDDLE, TOP
 
@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
     from workbench.project import Project
 
-#: one colour per group, the same in every chart (and in the GUI's)
+PAGE = "validity"  # the page of the window that shows these charts
+#: one colour per group, the same in every chart
 GROUP_COLOURS = {TOP: "#c0392b", BOTTOM: "#2471a3", MIDDLE: "#9a9a9a", "": "#cfcfcf", ALL: "#444444"}
 GROUP_NAMES = {TOP: "top", BOTTOM: "bottom", MIDDLE: "middle", "": "no accuracy", ALL: "all"}
 
@@ -119,7 +120,14 @@ def groups_plot(table: pd.DataFrame) -> pd.DataFrame:
     return frame[columns].reset_index(drop=True)
 
 
-def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+def _number(value: Any, digits: int = 1) -> str:
+    return "\u2014" if value is None or value != value else f"{float(value):,.{digits}f}"
+
+
+def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
+    if frame["mae"].isna().all():
+        raise UserError("No answer gave a year, so there is no error to draw: every answer counts as missing (see the "
+                        "Missing column). Read some answers (double-click a book) to see what the model wrote.")
     ax = fig.add_subplot()
     x = np.arange(len(frame))
     for i, row in enumerate(frame.itertuples(index=False)):
@@ -147,6 +155,19 @@ def draw_year_groups(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax.set_title(f"Year of first publication: {first['model']}, books grouped by {first['by']} ({first['groups']}s)\n"
                  f"{test}", fontsize="medium")
     ax.grid(axis="y", alpha=0.3)
+    shown = frame[frame["mae"].notna()]
+    rows = list(shown.itertuples(index=False))
+
+    def text(i: int) -> str:
+        row = rows[i]
+        return hover_text(f"{GROUP_NAMES.get(row.group, row.group)} books",
+                          f"mean absolute error {_number(row.mae)} years (95% CI {_number(row.mae_ci_low)}\u2013"
+                          f"{_number(row.mae_ci_high)})",
+                          f"{int(row.predicted)} of {int(row.books)} books dated; {int(row.missing)} missing",
+                          "click to read the answers")
+
+    return [Marks(ax, np.flatnonzero(frame["mae"].notna().to_numpy()).astype(float), shown["mae"].to_numpy(float),
+                  text, lambda i: {"group": rows[i].group})]
 
 
 # ---------------------------------------------------------------------------- year: error against accuracy
@@ -175,7 +196,7 @@ def error_plot(books: pd.DataFrame, model: str, by: str, groups: str) -> pd.Data
     return books
 
 
-def draw_year_error(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+def draw_year_error(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
     ax = fig.add_subplot()
     for group in (MIDDLE, "", BOTTOM, TOP):
         part = frame[frame["group"] == group]
@@ -193,6 +214,16 @@ def draw_year_error(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
     ax.set_title(f"Year error against memorization: {frame['model'].iloc[0]}\n{note}", fontsize="medium")
     ax.legend(fontsize="small", title=f"{frame['groups'].iloc[0]}", loc="upper right")
     ax.grid(alpha=0.3)
+    rows = list(frame.itertuples(index=False))
+
+    def text(i: int) -> str:
+        row = rows[i]
+        return hover_text(row.book, f"{GROUP_NAMES.get(row.group, row.group)} \u00b7 accuracy {row.accuracy:.0%}",
+                          f"true {row.year}, answered {row.predicted:.0f}: off by {row.abs_error:.0f} years",
+                          "click to read the answer")
+
+    return [Marks(ax, frame["accuracy"].to_numpy(float), frame["abs_error"].to_numpy(float), text,
+                  lambda i: {"book_id": int(rows[i].book_id), "book": rows[i].book})]
 
 
 # ---------------------------------------------------------------------------- narrative time
@@ -234,7 +265,7 @@ def _rho_text(frame: pd.DataFrame, group: str) -> str:
     return f"\u03c1 = {value:.2f}{interval}"
 
 
-def draw_narrative(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
+def draw_narrative(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
     ax = fig.add_subplot()
     for group in (MIDDLE, "", BOTTOM, TOP):
         part = frame[frame["group"] == group]
@@ -258,6 +289,23 @@ def draw_narrative(frame: pd.DataFrame, fig: "Figure", **_: Any) -> None:
                  f"all {len(frame)} passages: Spearman {_rho_text(frame, ALL)}", fontsize="medium")
     ax.legend(fontsize="small", title=f"{frame['groups'].iloc[0]}s (95% bootstrap CI)", loc="upper left")
     ax.grid(alpha=0.3)
+    from workbench.annotation.durations import describe_minutes
+
+    rows = list(frame.itertuples(index=False))
+
+    def minutes(value: Any) -> str:
+        return "\u2014" if value is None or value != value else describe_minutes(float(value))
+
+    def text(i: int) -> str:
+        row = rows[i]
+        accuracy = "\u2014" if row.accuracy is None or row.accuracy != row.accuracy else f"{row.accuracy:.0%}"
+        return hover_text(row.book, f"{GROUP_NAMES.get(row.group, row.group)} \u00b7 accuracy {accuracy}",
+                          f"reference {minutes(row.reference_minutes)}, predicted {minutes(row.predicted_minutes)}",
+                          "click to read the passage")
+
+    return [Marks(ax, frame["reference_minutes"].to_numpy(float), frame["predicted_minutes"].to_numpy(float), text,
+                  lambda i: {"book_id": int(rows[i].book_id), "book": rows[i].book,
+                             "passage_id": int(rows[i].passage_id)})]
 
 
 # ---------------------------------------------------------------------------- tables
@@ -308,12 +356,13 @@ def narrative_table_frame(project: "Project", model: str | None = None, by: str 
 
 register_chart(ChartSpec("validity-year-groups", "Validity: year error by group", year_groups_frame, draw_year_groups,
                          "Mean absolute error of the predicted year for the best- and least-known books, with 95% CIs",
-                         size_inches=(6.5, 4.8)))
+                         size_inches=(6.5, 4.8), page=PAGE))
 register_chart(ChartSpec("validity-year-error", "Validity: year error against accuracy", year_error_frame,
-                         draw_year_error, "Each book's year error against name-cloze accuracy, with Spearman's rho"))
+                         draw_year_error, "Each book's year error against name-cloze accuracy, with Spearman's rho",
+                         page=PAGE))
 register_chart(ChartSpec("validity-narrative-time", "Validity: narrative time", narrative_frame, draw_narrative,
                          "Predicted against reference narrative time (log-log), coloured by memorization group",
-                         size_inches=(6.0, 5.6)))
+                         size_inches=(6.0, 5.6), page=PAGE))
 register_table(TableSpec("validity-passages", "Validity: passages", passages_table,
                          "the passages the tasks ask about, with offsets, years and reference minutes"))
 register_table(TableSpec("validity-answers", "Validity: answers per passage", answers_table,
