@@ -443,35 +443,66 @@ def _settings(project: "Project", model_id: int) -> list[dict[str, int]]:
 def answers_frame(project: "Project", model: str) -> pd.DataFrame:
     """Every question asked of ``model``: passage, order, the letter expected, the answer, which text it picked
     (0: the verbatim passage, 1-3: the paraphrases), correct. Runs with other paraphrases, orders or seeds are
-    read apart (an answer of one never stands in for the same-numbered question of another)."""
+    read apart (an answer of one never stands in for the same-numbered question of another).
+
+    Built column by column: each passage's option orders worked out once (not once per question), each
+    distinct reply read once."""
     from workbench.models.registry import list_models
 
     spec = get_model(project, model)
     names = {m.id: m.label for m in list_models(project)}
-    found = [responses(project, QUIZ_KIND, model_id=spec.id, config_filter=settings, ok_only=False)
+    found = [responses(project, QUIZ_KIND, model_id=spec.id, config_filter=settings, ok_only=False,
+                       columns=("status", "raw", "error", "config"))
              for settings in _settings(project, spec.id)]
     found = [f for f in found if not f.empty]
     if not found:
         return pd.DataFrame(columns=ANSWER_COLUMNS)
-    found = pd.concat(found, ignore_index=True)
-    info = passage_store.passages_frame(project, sorted(found["item_id"].astype(int).unique())).set_index("passage_id")
-    configs = {run: json.loads(text) for run, text in dict(zip(found["run_id"], found["config"])).items()}  # once a run
-    rows = []
-    for record in found.itertuples(index=False):
-        config = configs[record.run_id]
-        orders, item = int(config["orders"]), int(record.item_id)
-        order = option_order(int(config["seed"]), item, int(record.sample), orders)
-        letter = answer_letter(record.raw) if record.status == "ok" else None
-        picked = None if letter is None else order[LETTERS.index(letter)]
-        rows.append({"book": info.loc[item, "book"], "book_id": info.loc[item, "book_id"],
-                     "passage_id": info.loc[item, "source_key"], "item_id": item, "question": int(record.sample),
-                     "expected": LETTERS[order.index(0)], "answer": letter or "", "picked": picked,
-                     "correct": None if picked is None else picked == 0, "status": record.status,
-                     "raw": record.raw or record.error or "", "run_id": int(record.run_id),
-                     "paraphraser_id": int(config["paraphraser_id"]),
-                     "paraphraser": names.get(int(config["paraphraser_id"]), f"model {config['paraphraser_id']}"),
-                     "orders": orders, "seed": int(config["seed"]), "model": spec.label})
-    return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+    found = pd.concat(found, ignore_index=True) if len(found) > 1 else found[0]
+    items = found["item_id"].astype(int).tolist()
+    info = passage_store.passage_books(project, items)
+    runs = found["run_id"].astype(int).tolist()
+    configs = {run: json.loads(text) for run, text in dict(zip(runs, found["config"].tolist())).items()}  # once a run
+    settings = {run: (int(c["orders"]), int(c["seed"]), int(c["paraphraser_id"])) for run, c in configs.items()}
+    samples, statuses = found["sample"].astype(int).tolist(), found["status"].tolist()
+    raws, errors = found["raw"].tolist(), found["error"].tolist()
+    letters = {raw: answer_letter(raw) for raw in set(raws)}
+    orders_of: dict[tuple[int, int, int], list[tuple[int, ...]]] = {}
+    expected, answer, picked, correct = [], [], [], []
+    for run, item, number, status, raw in zip(runs, items, samples, statuses, raws):
+        orders, seed, _ = settings[run]
+        key = (seed, item, orders)
+        if key not in orders_of:
+            orders_of[key] = _passage_orders(seed, item, orders)
+        order = orders_of[key][number] if number < len(orders_of[key]) else option_order(seed, item, number, orders)
+        letter = letters[raw] if status == "ok" else None
+        choice = None if letter is None else order[LETTERS.index(letter)]
+        expected.append(LETTERS[order.index(0)])
+        answer.append(letter or "")
+        picked.append(choice)
+        correct.append(None if choice is None else choice == 0)
+    run_settings = [settings[run] for run in runs]
+    columns = {
+        "book": info["book"].tolist(), "book_id": info["book_id"].tolist(), "passage_id": info["source_key"].tolist(),
+        "item_id": items, "question": samples, "expected": expected, "answer": answer, "picked": picked,
+        "correct": correct, "status": statuses,
+        "raw": [raw or error or "" for raw, error in zip(raws, errors)], "run_id": runs,
+        "paraphraser_id": [p for _, _, p in run_settings],
+        "paraphraser": [names.get(p, f"model {p}") for _, _, p in run_settings],
+        "orders": [o for o, _, _ in run_settings], "seed": [s for _, s, _ in run_settings],
+        "model": [spec.label] * len(items),
+    }
+    return pd.DataFrame(columns, columns=ANSWER_COLUMNS)
+
+
+def _passage_orders(seed: int, item: int, orders: int) -> list[tuple[int, ...]]:
+    """``option_order`` of questions 0 .. orders - 1 of a passage, worked out together (the seeded shuffle once;
+    the blocks after the first, a second seeded draw, only where there are more than four orders)."""
+    base = list(range(4))
+    random.Random(f"{seed}:{item}").shuffle(base)
+    if orders == 24:
+        return list(itertools.permutations(base))
+    blocks = _blocks(seed, item, base) if orders > 4 else [base]
+    return [tuple(first[turn:] + first[:turn]) for first in blocks[: max(1, orders // 4)] for turn in range(4)]
 
 
 def model_cutoff(project: "Project", model: str, cutoff_year: int | None = None) -> tuple[int | None, str]:

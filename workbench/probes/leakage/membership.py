@@ -159,39 +159,87 @@ def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool
 # ---------------------------------------------------------------------------------------------- reading
 def scores(project: "Project", model: str, *, reference: str | None = None, k_percent: float = K_PERCENT,
            passage_ids: Sequence[int] | None = None) -> pd.DataFrame:
-    """One row per passage the model has read: its scores (``ref_ratio`` where the reference read it too)."""
+    """One row per passage the model has read: its scores (``ref_ratio`` where the reference read it too).
+
+    The same numbers as ``passage_scores`` per passage, computed for all passages at once (``_bulk_scores``);
+    means are summed in another order than NumPy's ``mean``, which can move the last of their 16 digits."""
     spec = _spec(project, model)
-    found = responses(project, KIND, model_id=spec.id)
-    if passage_ids is not None:
-        found = found[found["item_id"].isin(list(passage_ids))]
+    found = responses(project, KIND, model_id=spec.id, item_ids=passage_ids, columns=("raw",))
     if found.empty:
         return pd.DataFrame(columns=PASSAGE_COLUMNS)
     ids = found["item_id"].astype(int).tolist()
-    info = passage_store.passages_frame(project, ids).set_index("passage_id")
-    reference_loss: dict[int, float] = {}
+    info = passage_store.passages_frame(project, ids).set_index("passage_id").reindex(ids)
+    texts = info["text"].tolist()
+    values = _bulk_scores(found["raw"].tolist(), texts, k_percent)
+    frame = pd.DataFrame({"book": info["book"].tolist(), "passage_id": info["source_key"].tolist(),
+                          "tokens": values["tokens"], **{score: values[score] for score in SCORES},
+                          "book_id": info["book_id"].array, "item_id": ids, "model": spec.label,
+                          "reference": reference or ""})
     if reference:
         ref_spec = _spec(project, reference)
-        for item, raw in zip(*_columns(responses(project, KIND, model_id=ref_spec.id))):
-            if item in info.index:
-                reference_loss[item] = passage_scores(json.loads(raw), info.loc[item, "text"])["log_perplexity"]
-    rows = []
-    for item, raw in zip(*_columns(found)):
-        text = info.loc[item, "text"]
-        row = passage_scores(json.loads(raw), text, k_percent=k_percent)
-        if item in reference_loss and reference_loss[item] > 0:
-            row["ref_ratio"] = row["log_perplexity"] / reference_loss[item]
-        if item in reference_loss:
-            row["ref_diff"] = row["log_perplexity"] - reference_loss[item]
-        row.update(book=info.loc[item, "book"], passage_id=info.loc[item, "source_key"],
-                   book_id=info.loc[item, "book_id"], item_id=item, model=spec.label, reference=reference or "")
-        rows.append(row)
-    frame = pd.DataFrame(rows)[PASSAGE_COLUMNS]
+        theirs = responses(project, KIND, model_id=ref_spec.id, item_ids=ids, columns=("raw",))
+        reference_loss = dict(zip(theirs["item_id"].astype(int).tolist(),
+                                  _bulk_scores(theirs["raw"].tolist(), None, k_percent)["log_perplexity"]))
+        loss = np.asarray(values["log_perplexity"])
+        other = np.asarray([reference_loss.get(item, math.nan) for item in ids])
+        with np.errstate(all="ignore"):
+            frame["ref_ratio"] = np.where(other > 0, loss / other, math.nan)
+            frame["ref_diff"] = loss - other
+    frame = frame[PASSAGE_COLUMNS]
     frame["book_id"] = frame["book_id"].astype("Int64")
     return frame.sort_values(["book", "item_id"], kind="stable").reset_index(drop=True)
 
 
-def _columns(frame: pd.DataFrame) -> tuple[list[int], list[str]]:
-    return frame["item_id"].astype(int).tolist(), frame["raw"].tolist()
+def _bulk_scores(raws: Sequence[str], texts: Sequence[str] | None, k_percent: float) -> dict[str, list]:
+    """``passage_scores`` of many stored answers as columns (tokens, the scores, log_perplexity; zlib_ratio only
+    with ``texts``), computed over all their tokens at once; an answer holding a NaN is scored alone."""
+    out: dict[str, list] = {name: [] for name in ("tokens", *SCORES, "log_perplexity")}
+    for start in range(0, len(raws), 20_000):
+        chunk = raws[start : start + 20_000]
+        parsed = [json.loads(raw) for raw in chunk]
+        lengths = np.fromiter((len(p["logprobs"]) for p in parsed), np.int64, len(parsed))
+        flat = {key: np.array([v for p in parsed for v in p[key]], dtype=float)
+                for key in ("logprobs", "expected", "variance")}
+        if any(flat[key].size != lengths.sum() for key in flat):
+            raise ValueError("a stored answer's token values are of different lengths")
+        answer = np.repeat(np.arange(len(parsed)), lengths)
+        scored = ~np.isnan(flat["logprobs"])
+        count = np.bincount(answer[scored], minlength=len(parsed))
+        with np.errstate(all="ignore"):
+            loss = -np.bincount(answer[scored], weights=flat["logprobs"][scored], minlength=len(parsed)) / count
+            standard = (flat["logprobs"] - flat["expected"]) / np.sqrt(np.maximum(flat["variance"], 1e-12))
+        min_k = _lowest_means(flat["logprobs"][scored], answer[scored], count, k_percent)
+        min_k_pp = _lowest_means(standard[scored], answer[scored], count, k_percent)
+        none = count == 0
+        columns = {"tokens": lengths.tolist(), "perplexity": np.where(none, math.nan, np.exp(loss)).tolist(),
+                   "min_k": np.where(none, math.nan, min_k).tolist(),
+                   "min_k_pp": np.where(none, math.nan, min_k_pp).tolist(),
+                   "log_perplexity": np.where(none, math.nan, loss).tolist(),
+                   "ref_ratio": [math.nan] * len(parsed), "ref_diff": [math.nan] * len(parsed)}
+        if texts is not None:
+            sizes = [len(zlib.compress(text.encode("utf-8"))) for text in texts[start : start + 20_000]]
+            columns["zlib_ratio"] = np.where(none, math.nan, loss / np.asarray(sizes, float)).tolist()
+        else:
+            columns["zlib_ratio"] = [math.nan] * len(parsed)
+        for n, raw in enumerate(chunk):  # a stored NaN counts as a value (passage_scores), not as no value
+            if "NaN" in raw:
+                one = passage_scores(parsed[n], texts[start + n] if texts is not None else "", k_percent=k_percent)
+                for name in columns:
+                    columns[name][n] = one.get(name, math.nan)
+        for name, values in out.items():
+            values.extend(columns[name])
+    return out
+
+
+def _lowest_means(values: np.ndarray, answer: np.ndarray, count: np.ndarray, k_percent: float) -> np.ndarray:
+    """``lowest_mean`` of each answer's ``values`` (``answer``: whose each is; ``count``: how many each has)."""
+    order = np.lexsort((values, answer))  # by answer, then value (NaN last, as np.sort)
+    first = np.cumsum(count) - count
+    rank = np.arange(values.size) - first[answer[order]]
+    keep = np.maximum(1, (count * k_percent / 100.0).astype(np.int64))
+    low = rank < keep[answer[order]]
+    with np.errstate(all="ignore"):
+        return np.bincount(answer[order][low], weights=values[order][low], minlength=count.size) / keep
 
 
 def member_labels(project: "Project", tag: str = MEMBER_TAG) -> dict[int, bool]:

@@ -47,6 +47,7 @@ from workbench.probes.leakage.chance import (
     PRIOR,
     SAME,
     ChanceModel,
+    chance_of_occurring,
     searched_size,
     span_chance,
 )
@@ -156,26 +157,28 @@ def chance_model(background: str | None = None, order: int = MAX_ORDER) -> Chanc
 
 
 def derive(raw: dict[str, Any], *, order: int = MAX_ORDER, prior: float = PRIOR,
-           model: ChanceModel | None = None, background: dict[str, Any] | None = None) -> dict[str, Any]:
+           model: ChanceModel | None = None, background: dict[str, Any] | None = None,
+           log_prob: float | None = None) -> dict[str, Any]:
     """The numbers of one passage's overlap from its stored answer (and the background's, with a background
-    chance ``model``)."""
+    chance ``model``). ``log_prob``: the match's log-probability where it is computed already (``overlap_read``
+    computes many at once), instead of from the counts."""
     model = model or ChanceModel(SAME, "", order)
     order = model.order
     longest, tokens = raw["longest"], raw["tokens"]
     described = model.describe()
     chance = {"log_prob": math.nan, "chance_p": math.nan, "removed": 0}
     if longest:
-        span_size = raw.get("span_words", count_words(raw.get("text", "")))
+        span_size = raw["span_words"] if "span_words" in raw else count_words(raw.get("text", ""))
         n = searched_size(raw["corpus_words"], raw["frequency"], span_size)
         if model.kind == BACKGROUND:
             if background is None or background.get("text") != raw["text"]:
                 described = NOT_COUNTED.format(model.corpus)
             else:
-                chance = span_chance(background, n, remove=False, order=order, prior=prior)
+                chance = _chance(background, n, log_prob, remove=False, order=order, prior=prior)
         elif "ids" not in raw:
             described = OLD_ANSWER
         else:
-            chance = span_chance(raw, n, remove=True, order=order, prior=prior)
+            chance = _chance(raw, n, log_prob, remove=True, order=order, prior=prior)
     return {
         "tokens": tokens,
         "longest": longest,
@@ -189,6 +192,14 @@ def derive(raw: dict[str, Any], *, order: int = MAX_ORDER, prior: float = PRIOR,
         "chance_removed": chance["removed"],
         "start": raw["start"],
     }
+
+
+def _chance(counts: dict[str, Any], n: float, log_prob: float | None, *, remove: bool, order: int,
+            prior: float) -> dict[str, Any]:
+    if log_prob is None:
+        return span_chance(counts, n, remove=remove, order=order, prior=prior)
+    return {"log_prob": log_prob, "chance_p": chance_of_occurring(log_prob, n),
+            "removed": int(counts["frequency"]) if remove else 0}
 
 
 # ---------------------------------------------------------------------------------------------- running
@@ -279,50 +290,69 @@ def overlap_frame(project: "Project", corpus: str | None = None, *, background: 
                   passage_ids: Sequence[int] | None = None, order: int = MAX_ORDER,
                   positions: bool = False) -> pd.DataFrame:
     """One row per passage queried against ``corpus`` (every corpus if None), newest answer first; the chance
-    from ``background``'s counts when named, else from the corpus's own less the match's occurrences."""
+    from ``background``'s counts when named, else from the corpus's own less the match's occurrences.
+
+    Read in bulk (``overlap_read``): the same numbers as ``derive`` per answer, built column by column."""
+    from workbench.probes.leakage.overlap_read import derive_many
+
     frames = []
     names = [corpus] if corpus else _corpora_with_runs(project)
     model = chance_model(background, order)
     for name in names:
         if background and background == name:
             continue
-        found = _answers(project, name)
-        if passage_ids is not None:
-            found = found[found["item_id"].isin(list(passage_ids))]
+        found = _answers(project, name, passage_ids)
         if found.empty:
             continue
-        counted = _background_answers(project, name, background) if background else {}
-        info = passage_store.passages_frame(project, found["item_id"].astype(int).tolist())
-        meta = info.set_index("passage_id")
-        rows = []
-        for item, raw in zip(found["item_id"].astype(int), found["raw"]):
-            data = json.loads(raw)
-            row = derive(data, model=model, background=counted.get(item))
-            passage = meta.loc[item]
-            row.update(book=passage["book"], passage_id=passage["source_key"], book_id=passage["book_id"],
-                       item_id=item, corpus=name)
-            if positions:
-                row["suffix_lengths"] = " ".join(str(v) for v in data["suffix_lengths"])
-            rows.append(row)
-        frames.append(pd.DataFrame(rows))
+        items = found["item_id"].astype(int).tolist()
+        backgrounds = background_orders = None
+        if background:
+            counted = _background_answers(project, name, background, passage_ids)
+            ids = counted["item_id"].astype(int)
+            raws, orders = dict(zip(ids, counted["raw"])), dict(zip(ids, _orders(counted)))
+            backgrounds = [raws.get(item) for item in items]
+            background_orders = [orders.get(item) for item in items]
+        columns = derive_many(found["raw"].tolist(), _orders(found), model=model, derive=derive,
+                              backgrounds=backgrounds, background_orders=background_orders, positions=positions,
+                              messages=(OLD_ANSWER, NOT_COUNTED))
+        info = passage_store.passage_books(project, items)
+        frame = pd.DataFrame(columns)
+        frame["book"] = info["book"].to_numpy()
+        frame["passage_id"] = info["source_key"].to_numpy()
+        frame["book_id"] = info["book_id"].array
+        frame["item_id"] = items
+        frame["corpus"] = name
+        frames.append(frame)
     columns = COLUMNS + (["suffix_lengths"] if positions else [])
     if not frames:
         return pd.DataFrame(columns=columns)
-    frame = pd.concat(frames, ignore_index=True)[columns]
+    frame = pd.concat(frames, ignore_index=True)[columns] if len(frames) > 1 else frames[0][columns]
     frame["book_id"] = frame["book_id"].astype("Int64")
     return frame.sort_values(["corpus", "book", "item_id"], kind="stable").reset_index(drop=True)
 
 
-def _answers(project: "Project", corpus: str) -> pd.DataFrame:
+def _orders(found: pd.DataFrame) -> list[int | None]:
+    """The highest order of n-gram counts each answer holds (its run's ``max_order``; each run's read once)."""
+    params = found["params"].tolist()
+    stored = {}
+    for text in set(params):
+        value = json.loads(text or "{}").get("max_order")
+        stored[text] = value if type(value) is int else None
+    return [stored[text] for text in params]
+
+
+def _answers(project: "Project", corpus: str, passage_ids: Sequence[int] | None = None) -> pd.DataFrame:
     """The newest answer per passage against ``corpus`` as it is now: never those against an earlier corpus
-    that had its name (removed, then built again from other files)."""
-    return responses(project, KIND, config_filter={"corpus_id": get_corpus(project, corpus).id})
+    that had its name (removed, then built again from other files); of ``passage_ids`` only, if given."""
+    return responses(project, KIND, config_filter={"corpus_id": get_corpus(project, corpus).id},
+                     item_ids=passage_ids, columns=("raw", "params"))
 
 
-def _background_answers(project: "Project", corpus: str, background: str) -> dict[int, dict[str, Any]]:
-    found = responses(project, BACKGROUND_KIND, config_filter={"corpus_id": get_corpus(project, corpus).id,
-                                                                "background_id": get_corpus(project, background).id})
-    return {int(item): json.loads(raw) for item, raw in zip(found["item_id"], found["raw"])}
+def _background_answers(project: "Project", corpus: str, background: str,
+                        passage_ids: Sequence[int] | None = None) -> pd.DataFrame:
+    return responses(project, BACKGROUND_KIND, item_ids=passage_ids, columns=("raw", "params"),
+                     config_filter={"corpus_id": get_corpus(project, corpus).id,
+                                    "background_id": get_corpus(project, background).id})
 
 
 def _corpora_with_runs(project: "Project") -> list[str]:
@@ -332,12 +362,12 @@ def _corpora_with_runs(project: "Project") -> list[str]:
 
 def passage_detail(project: "Project", corpus: str, item_id: int, *, background: str | None = None) -> dict[str, Any]:
     """One passage's text with its tokens' places and the longest overlap marked (for click-through)."""
-    found = _answers(project, corpus)
-    found = found[found["item_id"] == item_id]
+    found = _answers(project, corpus, [item_id])
     if found.empty:
         raise UserError(f"Passage {item_id} has not been queried against '{corpus}' yet.")
     raw = json.loads(found["raw"].iloc[0])
-    counted = _background_answers(project, corpus, background).get(item_id) if background else None
+    counted = _background_answers(project, corpus, background, [item_id]) if background else None
+    counted = json.loads(counted["raw"].iloc[0]) if counted is not None and not counted.empty else None
     text = passage_store.passage_texts(project, [item_id])[item_id]
     index = open_index(project, corpus)
     try:

@@ -201,6 +201,21 @@ def passages_frame(project: "Project", ids: Sequence[int] | None = None, *, text
     return frame[columns]
 
 
+def passage_books(project: "Project", ids: Sequence[int]) -> pd.DataFrame:
+    """Beside each of ``ids``, in their order (a passage no longer stored: blanks): its ``source_key``,
+    ``book_id`` and ``book`` (as ``passages_frame``), read in one query without the texts: what a results
+    frame of 57,000 passages puts beside its numbers, column by column."""
+    ids = [int(i) for i in ids]  # numpy integers would reach SQLite as bytes
+    rows = project.db.execute(
+        "SELECT p.id, p.source_key, p.book_id, COALESCE(NULLIF(b.title, ''), p.label) FROM leakage_passages p"
+        " LEFT JOIN books b ON b.id = p.book_id WHERE p.id IN (SELECT value FROM json_each(?))",
+        [json.dumps(ids)]).fetchall()
+    frame = pd.DataFrame(rows or None, columns=["passage_id", "source_key", "book_id", "book"])
+    frame = frame.set_index("passage_id").reindex(ids)
+    frame["book_id"] = frame["book_id"].astype("Int64")
+    return frame
+
+
 def passage_texts(project: "Project", ids: Sequence[int]) -> dict[int, str]:
     frame = passages_frame(project, ids)
     missing = set(ids) - set(frame["passage_id"])

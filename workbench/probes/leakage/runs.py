@@ -90,21 +90,27 @@ def matching_runs(project: "Project", kind: str, *, model_id: int | None = None,
 
 def responses(project: "Project", kind: str, *, model_id: int | None = None, config_filter: dict[str, Any] | None = None,
               params_filter: dict[str, Any] | None = None, ok_only: bool = True,
-              item_ids: Sequence[int] | None = None) -> pd.DataFrame:
+              item_ids: Sequence[int] | None = None, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Responses of every run of ``kind`` (for ``model_id`` if given) whose config has ``config_filter``'s
     values and whose settings have ``params_filter``'s, newest run first; the newest answer per (item, sample)
     is kept (of ``item_ids`` only, if given). Columns: run_id, model_id, item_id, sample, status, raw, error, logprob, extra, params, config,
-    created_at.
+    created_at; only ``columns`` (with run_id, item_id and sample) when given: a reader of 57,000 answers
+    that needs their text and its run's settings reads nothing else.
 
     Linear in the answers read: the runs are chosen first (each run's config parsed once: a run's config
     may name every passage it covers), then only their answers are read. The params and config columns hold
     the run's stored JSON text, one string per run shared by its rows (never parse them per row)."""
+    keys = ("run_id", "item_id", "sample")
+    wanted = RESPONSE_COLUMNS if columns is None else \
+        [*keys, *(c for c in RESPONSE_COLUMNS if c in columns and c not in keys)]
     found = matching_runs(project, kind, model_id=model_id, config_filter=config_filter, params_filter=params_filter)
     if not found:
-        return pd.DataFrame(columns=RESPONSE_COLUMNS)
-    frame = stored_responses(project, [run_id for run_id, *_ in found], ok_only=ok_only, item_ids=item_ids)
-    model_ids, params, configs = ({run[0]: run[n] for run in found} for n in (1, 2, 3))
-    frame["model_id"] = frame["run_id"].map(model_ids)
-    frame["params"] = frame["run_id"].map(params)  # the same string object on every row of a run
-    frame["config"] = frame["run_id"].map(configs)
-    return frame[RESPONSE_COLUMNS]
+        return pd.DataFrame(columns=wanted)
+    stored = None if columns is None else [c for c in wanted if c not in ("model_id", "params", "config")]
+    frame = stored_responses(project, [run_id for run_id, *_ in found], ok_only=ok_only, item_ids=item_ids,
+                             columns=stored)
+    by_run = {name: {run[0]: run[n] for run in found} for n, name in ((1, "model_id"), (2, "params"), (3, "config"))}
+    for name in ("model_id", "params", "config"):
+        if name in wanted:  # params and config: the same string object on every row of a run
+            frame[name] = frame["run_id"].map(by_run[name])
+    return frame[wanted]
