@@ -11,6 +11,8 @@ modules that bring
   kind's string, typed config, how its runs are continued, its words for the Jobs page and the methods text);
 - ``methods``: its paragraph and facts for the methods text (modules that call
   ``export.methods.register_methods`` when imported);
+- ``evidence``: its evidence of exposure for the exposure report (modules that call
+  ``export.evidence.register_evidence`` when imported);
 - ``pages``: the GUI pages that show it, as ``"ui.module:Class"`` (``ui/`` reads them; the core never
   imports them);
 - ``migrations``: the module whose ``MIGRATIONS`` (a ``workbench.project.schema.MigrationSet``) makes and
@@ -61,6 +63,7 @@ class Part:
     exports: tuple[str, ...] = ()
     run_kinds: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
     pages: tuple[PageSpec, ...] = ()
     migrations: str = ""
 
@@ -70,7 +73,7 @@ def parts() -> list[Part]:
 
 
 def modules(kind: str) -> list[str]:
-    """Every module of ``kind`` ('commands', 'exports', 'run_kinds', 'methods'), in part order."""
+    """Every module of ``kind`` ('commands', 'exports', 'run_kinds', 'methods', 'evidence'), in part order."""
     return [module for part in parts() for module in getattr(part, kind)]
 
 
