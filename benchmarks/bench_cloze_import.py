@@ -73,7 +73,7 @@ def run(quick: bool):
         for round_number in range(rounds):
             reads.append(_timed(lambda: pandas_read(first)))
             project = Project.create(folder / f"round{round_number}.palimpsest")
-            imports.append(_timed(lambda: import_gpt4books(project, first, "gpt4")))
+            imports.append(_timed(lambda project=project: import_gpt4books(project, first, "gpt4")))
             if round_number < rounds - 1:
                 project.close()
         read_cpu, read_wall = min(r[0] for r in reads), min(r[1] for r in reads)

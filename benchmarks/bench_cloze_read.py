@@ -115,7 +115,7 @@ def run(quick: bool):
         for _ in range(rounds):
             times["open"].append(_cpu(open_only))
             for models in baselines:
-                times[models].append(_cpu(lambda: pandas_read(project, list(models))))
+                times[models].append(_cpu(lambda models=models: pandas_read(project, list(models))))
             for name, step in steps.items():
                 times[name].append(_cpu(step))
         project.close()

@@ -298,7 +298,7 @@ def _overlap(project, index, files: list[Path], count: int) -> dict:
     units = [to_units(index.encode(t).ids, index.width).tolist() for t in texts]
     times = {"workbench": [], "engine": []}
     cpu = {"workbench": [], "engine": []}
-    for attempt in range(1):
+    for _attempt in range(1):
         for which in ("engine", "workbench"):
             started = time.process_time()
             with Timer() as timer:

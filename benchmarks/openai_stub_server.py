@@ -12,6 +12,7 @@ measure llama.cpp rather than Palimpsest's concurrency). It counts the completio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -110,10 +111,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server = make_server(args.delay)
     print(f"PORT {server.server_address[1]}", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

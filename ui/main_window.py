@@ -298,11 +298,10 @@ class MainWindow(QMainWindow):
         self._set_project(None)
 
     def _confirm_leave(self) -> bool:
-        if self.ops.user_work_running:
-            if not dialogs.ask(
-                self, "Work is still running. Stop it? Everything finished so far is saved and can be continued later."
-            ):
-                return False
+        if self.ops.user_work_running and not dialogs.ask(
+            self, "Work is still running. Stop it? Everything finished so far is saved and can be continued later."
+        ):
+            return False
         self.ops.join()
         return True
 
@@ -394,10 +393,10 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.ops.user_work_running:
-            if not dialogs.ask(self, "Work is still running. Stop it and quit? Everything finished so far is saved."):
-                event.ignore()
-                return
+        if self.ops.user_work_running and not dialogs.ask(
+                self, "Work is still running. Stop it and quit? Everything finished so far is saved."):
+            event.ignore()
+            return
         self.shutdown()
         self.message_gate.release()  # the session ended with the project: what waited is shown before quitting
         event.accept()

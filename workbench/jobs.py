@@ -319,11 +319,6 @@ def responses_frame(project: "Project", run_id: int) -> pd.DataFrame:
     )
 
 
-def iter_chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(seq), size):
-        yield seq[start : start + size]
-
-
 # ---------------------------------------------------------------------------------------------- resuming
 #: ``fn(project, run_id, state, retry_failed) -> JobReport``: rebuilds a run's units and process from what
 #: the run row recorded, then calls ``run_job``. Each run kind's declaration names its own

@@ -29,7 +29,7 @@ def test_the_annotation_commands_end_to_end(tmp_path, capsys):
     assert run("annotate", "items", path, "--task", "nt", "--tag", "group=x", "--per-book", "3")[0] == 0
 
     code, out = run("annotate", "export", path, "--task", "nt", "--table", "items", "--out", tmp_path / "items.csv")
-    keys = [row["item_id"] for row in csv.DictReader(open(tmp_path / "items.csv", encoding="utf-8"))]
+    keys = [row["item_id"] for row in csv.DictReader((tmp_path / "items.csv").read_text(encoding="utf-8").splitlines())]
     assert len(keys) == 5
     answers = write_csv(tmp_path / "answers.csv", ["annotator", "item_id", "value"],
                         [["Ann", k, f"{n + 1} hours"] for n, k in enumerate(keys)]
@@ -44,7 +44,7 @@ def test_the_annotation_commands_end_to_end(tmp_path, capsys):
     assert float(rows[1]["value"]) == pytest.approx(1.0) and rows[1]["items"] == "5" and rows[0]["annotators"] == "2"
 
     assert run("annotate", "export", path, "--task", "nt", "--out", tmp_path / "answers-out.csv")[0] == 0
-    exported = list(csv.DictReader(open(tmp_path / "answers-out.csv", encoding="utf-8")))
+    exported = list(csv.DictReader((tmp_path / "answers-out.csv").read_text(encoding="utf-8").splitlines()))
     assert len(exported) == 10 and exported[0]["minutes"] and "seconds" in exported[0] and "true_side" in exported[0]
 
     code, _ = run("annotate", "import", path, "--task", "nt", answers)

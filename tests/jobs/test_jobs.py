@@ -250,9 +250,9 @@ def test_a_refused_key_mid_run_stops_it_and_the_rest_follows_later(project, faul
     fault_proxy.script(*[Fault.ok()] * 6)
     fault_proxy.always(Fault.status_error(401, "bad key"))
     run_id = jobs.create_run(project, "test")
-    with OpenAIBackend("tiny", base_url=fault_proxy.base_url, concurrency=1) as backend:
-        with pytest.raises(UserError, match="asks for an API key .HTTP 401.*6 of 20.* is saved"):
-            jobs.run_job(project, run_id, UNITS, generation_process(backend, build_request(backend)))
+    refused = pytest.raises(UserError, match="asks for an API key .HTTP 401.*6 of 20.* is saved")
+    with OpenAIBackend("tiny", base_url=fault_proxy.base_url, concurrency=1) as backend, refused:
+        jobs.run_job(project, run_id, UNITS, generation_process(backend, build_request(backend)))
     assert jobs.run_counts(project, run_id) == {"ok": 6, "failed": 0}
     assert len(fault_proxy.posts()) == 7  # the six answers and the refusal; nothing sent after it
 

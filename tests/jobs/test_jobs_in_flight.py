@@ -257,9 +257,8 @@ def test_a_refused_key_with_requests_in_flight_stores_nothing_for_the_rest(proje
     fault_proxy.always(Fault.status_error(401, "bad key"))
     run_id = jobs.create_run(project, "test")
     units = [Unit(i, s) for i in range(20) for s in range(2)]
-    with cached(project, fault_proxy.base_url, max_retries=0) as backend:
-        with pytest.raises(UserError, match="HTTP 401"):
-            jobs.run_job(project, run_id, units, generation_process(backend, build_request(backend)))
+    with cached(project, fault_proxy.base_url, max_retries=0) as backend, pytest.raises(UserError, match="HTTP 401"):
+        jobs.run_job(project, run_id, units, generation_process(backend, build_request(backend)))
     counts = jobs.run_counts(project, run_id)
     assert counts["failed"] == 0 and counts["ok"] <= 5
     assert len(fault_proxy.posts()) <= 5 + 4  # once refused, nothing more is sent
@@ -276,9 +275,8 @@ def test_a_refused_key_with_requests_in_flight_stores_nothing_for_the_rest(proje
 def test_a_server_that_is_down_stops_the_run_with_nothing_stored(project):
     run_id = jobs.create_run(project, "test")
     units = [Unit(i) for i in range(10)]
-    with cached(project, f"http://127.0.0.1:{free_port()}/v1", max_retries=0) as backend:
-        with pytest.raises(UserError, match="Could not connect"):
-            jobs.run_job(project, run_id, units, generation_process(backend, build_request(backend)))
+    with cached(project, f"http://127.0.0.1:{free_port()}/v1", max_retries=0) as backend, pytest.raises(UserError, match="Could not connect"):
+        jobs.run_job(project, run_id, units, generation_process(backend, build_request(backend)))
     assert jobs.run_counts(project, run_id) == {"ok": 0, "failed": 0}
     assert jobs.get_run(project, run_id)["status"] == "interrupted"
 

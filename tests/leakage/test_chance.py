@@ -125,7 +125,7 @@ def test_the_removal_equals_counting_only_occurrences_outside_the_span():
                   if doc[q : q + len(span)] == span]
         covered = {(d, q + j) for d, q in places for j in range(len(span))}
 
-        def count(gram, outside_only):
+        def count(gram, outside_only, docs=docs, covered=covered, span=span, places=places):
             n = len(gram)
             if n == 0:
                 return sum(len(doc) for doc in docs) - (len(covered) if outside_only else 0)

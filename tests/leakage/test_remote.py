@@ -88,7 +88,7 @@ def test_an_answer_trickling_in_is_cut_off_at_the_query_deadline(infini_server, 
     setattr(fake, where, 0.05)
     remote = RemoteIndex(url, fake.index, deadline=1.0, retry_pause=0.01)
     with pytest.raises(ServerUnavailable, match=r"did not finish answering within 1 seconds\. Try again later"):
-        remote.total_tokens
+        _ = remote.total_tokens
     remote.close()
     assert fake.trickled < 100  # it stopped listening, rather than reading the whole (100+ bytes) answer first
 
@@ -98,7 +98,7 @@ def test_an_answer_larger_than_the_cap_is_not_read(infini_server):
     remote = RemoteIndex(url, fake.index, max_bytes=64 * 1024, retry_pause=0.01)
     fake.huge_body = 4 << 20  # no declared length: read in pieces, stopped at the cap
     with pytest.raises(ServerUnavailable, match="larger than 0.0625 MB.*not read"):
-        remote.total_tokens
+        _ = remote.total_tokens
     fake.huge_body = 0
     fake.declared_length = 3 << 30  # declares 3 GB: refused before reading
     with pytest.raises(ServerUnavailable, match="larger than"):

@@ -103,6 +103,6 @@ def test_threads_preparing_texts_at_once_from_a_cold_start_agree():
         with ThreadPoolExecutor(max_workers=8) as pool:
             prepared = list(pool.map(wordlevel.prepare, texts))
         vocabulary = Vocabulary()
-        for text, done, tokens in zip(texts, prepared, expected):
+        for _text, done, tokens in zip(texts, prepared, expected):
             spans = vocabulary.assign(done, grow=True)
             assert vocabulary.decode(spans.ids) == tokens

@@ -129,7 +129,7 @@ def test_rerunning_a_finished_run_through_the_job_runner_calls_nothing(project, 
     def build(unit):
         return chat(f"item {unit.item_id}", sample=unit.sample, seed=1)
 
-    for attempt in range(2):
+    for _attempt in range(2):
         run_id = jobs.create_run(project, "test")
         with cached(project, fault_proxy.base_url) as backend:
             report = jobs.run_job(project, run_id, units, generation_process(backend, build))

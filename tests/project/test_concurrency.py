@@ -246,7 +246,7 @@ def test_closing_the_project_while_a_worker_writes_keeps_every_batch(project):
     time.sleep(0.05)
     project.close()  # e.g. the window opening another project while the run goes on
     with pytest.raises(ProjectError):
-        project.db  # nothing new may start on a closed project
+        _ = project.db  # nothing new may start on a closed project
     worker.join(60)
     assert worker.error is None, repr(worker.error)
     assert project.open_connections() == 0

@@ -64,7 +64,7 @@ def test_the_substitution_is_consistent_and_keeps_titles_possessives_and_gender(
     mapping = substitution.mapping
     assert len(set(mapping.values())) == len(mapping)  # no two names share a replacement
     new = substitution.apply(text)
-    for given, surname, pronoun in PEOPLE:
+    for given, surname, _pronoun in PEOPLE:
         assert f"{mapping[given]} {mapping[surname]}" in new
         assert f"{mapping[given]}'s voice" in new or f"{given}'s voice" not in text
     assert f"Mrs. {mapping['Osgood']}" in new and f"Miss {mapping['Whitby']}" in new

@@ -115,7 +115,7 @@ def test_the_config_is_read_once_per_run_whatever_the_number_of_answers(project,
     read = RunKind.read_config
     monkeypatch.setattr(RunKind, "read_config", lambda self, stored: reads.append(1) or read(self, stored))
     (run,) = runs.runs(project, counting, corpus_id=1, with_responses=True)
-    run.config, run.config
+    _ = run.config, run.config
     frame = runs.responses(project, [run.id])
     assert len(frame) == 50 and len(reads) == 1
 

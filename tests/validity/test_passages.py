@@ -39,7 +39,7 @@ def test_sampled_passages_are_whole_sentences_of_about_the_length_asked(library)
     for book_id, part in frame.groupby("book_id"):
         text = project.db.execute("SELECT text FROM book_texts WHERE book_id = ?", [book_id]).fetchone()[0]
         spans = sorted(zip(part["start_char"], part["end_char"]))
-        for (start, end), (next_start, _) in zip(spans, spans[1:]):
+        for (_start, end), (next_start, _) in zip(spans, spans[1:]):
             assert end <= next_start  # no overlap
         for row in part.itertuples():
             piece = text[row.start_char : row.end_char]

@@ -132,7 +132,7 @@ def strip_boilerplate(text: str) -> str:
     if end:
         body = body[: end.start()]
     end_of_ebook = None
-    for end_of_ebook in END_OF_EBOOK_RE.finditer(body):
+    for end_of_ebook in END_OF_EBOOK_RE.finditer(body):  # noqa: B007 -- the last match is wanted
         pass
     if end_of_ebook is not None and len(body) - end_of_ebook.start() < 2000:
         body = body[: end_of_ebook.start()]

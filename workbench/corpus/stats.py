@@ -66,10 +66,10 @@ def _headings(text: str) -> list[tuple[int, int, str, str, str]]:
     found = []
     for match in HEADING_RE.finditer(text):
         before = text[max(0, match.start() - 2) : match.start()]
-        if match.start() > 0 and before != "\n\n" and not before.endswith("\n\n"):
-            # A heading stands apart; a roman numeral inside running text does not.
-            if not match.group("kind") or not before.endswith("\n"):
-                continue
+        # A heading stands apart; a roman numeral inside running text does not.
+        apart = match.start() == 0 or before == "\n\n" or before.endswith("\n\n")
+        if not apart and (not match.group("kind") or not before.endswith("\n")):
+            continue
         if match.group("kind"):
             kind = match.group("kind").lower()
             level = "part" if kind in _PART_WORDS.lower().split("|") else "chapter"

@@ -244,7 +244,7 @@ class Backend(ABC):
         loaded, and (``failures``: some items failed) how often a failing request was tried."""
         return []
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 -- a backend with nothing to free need not override it
         """Free memory, stop threads. Safe to call twice."""
 
     def __enter__(self) -> "Backend":

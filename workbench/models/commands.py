@@ -209,9 +209,8 @@ def cmd_prices(args: argparse.Namespace) -> int:
             model, i, o = args.set
             prices.set_price(project, model, i, o)
             print(f"Set the price of {model}: ${float(i):g} input, ${float(o):g} output per million tokens.")
-        if args.remove:
-            if not prices.remove_price(project, args.remove):
-                print(f"This project had no price of its own for {args.remove}.")
+        if args.remove and not prices.remove_price(project, args.remove):
+            print(f"This project had no price of its own for {args.remove}.")
         if not args.set and not args.remove:
             print_frame(prices.prices_frame(project), args.format)
             if args.format == "table":

@@ -351,7 +351,7 @@ class TransformersBackend(Backend):
                 for (index, start, end, first), values in zip(part, output):
                     slots[index].fill(start, end, first, values)
         results: list[TokenScores | Failure] = []
-        for index, (text, (ids, offsets, special)) in enumerate(zip(texts, prepared)):
+        for index, (text, (_ids, offsets, special)) in enumerate(zip(texts, prepared)):
             results.append(failed[index] if index in failed else slots[index].scores(text, offsets, special, mask is not None))
         return results
 

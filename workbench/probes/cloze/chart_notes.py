@@ -139,9 +139,9 @@ def empty_note(project: "Project", name: str, **options: Any) -> str:
         return f"No book has name-cloze results{' for ' + model if model else ''} yet. Run the probe on the Probes page."
     ids = set(answered["book_id"])
     years = dict(project.db.execute("SELECT id, year FROM books WHERE year IS NOT NULL").fetchall())
-    if name == "cloze-year" or (name == "cloze-categories" and (options.get("tag") or "decade") == "decade"):
-        if not ids & set(years):
-            return f"None of the {len(ids):,} books with results has a year of publication. {YEAR_HOW}"
+    by_year = name == "cloze-year" or (name == "cloze-categories" and (options.get("tag") or "decade") == "decade")
+    if by_year and not ids & set(years):
+        return f"None of the {len(ids):,} books with results has a year of publication. {YEAR_HOW}"
     if name == "cloze-categories":
         tag = options.get("tag") or "decade"
         tagged = {b for b, in project.db.execute("SELECT book_id FROM book_tags WHERE key = ?", [tag])}

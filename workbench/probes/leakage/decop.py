@@ -231,7 +231,7 @@ def paraphrases_frame(project: "Project", paraphraser: str) -> pd.DataFrame:
                          "status": record.status, "error": record.error or "", "run_id": int(record.run_id)})
     frame = pd.DataFrame(rows)
     frame["current"] = False
-    for item, group in frame[frame["usable"]].groupby("item_id"):
+    for _item, group in frame[frame["usable"]].groupby("item_id"):
         newest = group.sort_values("sample", ascending=False).head(PARAPHRASES)
         if len(newest) == PARAPHRASES:
             frame.loc[newest.index, "current"] = True

@@ -227,7 +227,7 @@ def decision(books: pd.DataFrame, cutoff_year: int | None = None, *, seed: int =
 def describe_decision(row) -> str:
     """One plain sentence for a row of ``decision``."""
     which = f"{row['model']} (paraphrases by {row['paraphraser']}, {int(row['orders'])} orders per passage)"
-    if row["note"] and not (row["auc"] == row["auc"]):
+    if row["note"] and row["auc"] != row["auc"]:
         return f"{which}: {row['note']}"
     interval = f" [95% CI {row['ci_low']:.2f}-{row['ci_high']:.2f}]" if row["ci_low"] == row["ci_low"] else ""
     said = (f"{which}: suspect books against clean books, ROC AUC {row['auc']:.2f}{interval} "

@@ -411,7 +411,7 @@ def _claim(scratch: Path) -> IO[str]:
         except FileExistsError:
             raise UserError(f"Another build of this corpus has just started ({scratch.name}). Wait for it to "
                             "finish (or stop it), then try again.") from None
-    handle = open(scratch / OWNER_FILE, "w", encoding="utf-8")
+    handle = open(scratch / OWNER_FILE, "w", encoding="utf-8")  # noqa: SIM115 -- held (and locked) for the whole build
     handle.write(f"{os.getpid()}\n")
     handle.flush()
     if fcntl is not None:
@@ -433,7 +433,7 @@ def build_in_progress(scratch: Path) -> bool:
     """Whether a live build holds this scratch folder (its owner file is locked)."""
     owner = scratch / OWNER_FILE
     try:
-        handle = open(owner, "r+", encoding="utf-8")
+        handle = open(owner, "r+", encoding="utf-8")  # noqa: SIM115 -- closed below, after the lock test
     except FileNotFoundError:
         try:  # just made by a build that has not written its owner file yet, or left by an older version
             return time.time() - scratch.stat().st_mtime < UNOWNED_GRACE_S
@@ -549,7 +549,7 @@ class _ShardWriter:
 
     def start(self) -> None:
         self.close()
-        self._data = open(self.scratch / shard_files(len(self.sizes))[0], "wb")
+        self._data = open(self.scratch / shard_files(len(self.sizes))[0], "wb")  # noqa: SIM115 -- the writer holds it across calls; closed by close()
         self._offsets, self.units = [], 0
 
     def document(self, ids: np.ndarray) -> None:
@@ -653,7 +653,7 @@ def _run_indexer(jobs: list[tuple[list[str], Callable[[], None]]], state: TaskSt
         while waiting or running:
             while waiting and len(running) < at_once:
                 command, finish = waiting.popleft()
-                errors = tempfile.TemporaryFile()
+                errors = tempfile.TemporaryFile()  # noqa: SIM115 -- read and closed when its process ends
                 running.append((subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors,
                                                  preexec_fn=_die_with_parent()), errors, finish))
             time.sleep(0.05)

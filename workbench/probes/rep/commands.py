@@ -249,7 +249,8 @@ def cmd_entities(args: argparse.Namespace) -> int:
         settings = _settings(args)
         for model in args.model:
             confirm_cost(get_model(project, model),
-                         lambda: estimate_sampling_cost(project, model, ["eep"], settings, kind="eep"), yes=args.yes)
+                         lambda model=model: estimate_sampling_cost(project, model, ["eep"], settings, kind="eep"),
+                         yes=args.yes)
         status = 0
         for model in args.model:
             report = run_eep(project, model, settings, state=progress_state(f"EEP {model}"))

@@ -74,10 +74,7 @@ def load_passages(project: "Project", ids: Sequence[int]) -> dict[int, str]:
 
 
 def task_template(project: "Project", task: str, template: "str | Template | None" = None) -> Template:
-    if isinstance(template, Template):
-        chosen = template
-    else:
-        chosen = get_template(project, template or DEFAULT_TEMPLATES[task])
+    chosen = template if isinstance(template, Template) else get_template(project, template or DEFAULT_TEMPLATES[task])
     if chosen.kind != RUN_KINDS[task]:
         raise UserError(f"The template '{chosen.label}' is a {chosen.kind} template, not one for the "
                         f"{TASK_NAMES[task]} task ({RUN_KINDS[task]}).")
