@@ -42,7 +42,8 @@ def ci_columns(who: str) -> tuple[str, str]:
 
 def models_table(project: "Project", models: Sequence[str], *, top: int | None = None, year_from: int | None = None,
                  year_to: int | None = None, exclude_flagged: bool = False, humans: bool = False,
-                 annotator: str | None = None, task: str | int | None = None) -> pd.DataFrame:
+                 annotator: str | None = None, task: str | int | None = None,
+                 sort_by: str | None = None) -> pd.DataFrame:
     """One row per book: title, book_id, author, year, then each model's accuracy and passages answered, and
     with ``humans`` (or an ``annotator``) the people's column with its interval (see the module docstring)."""
     models = list(dict.fromkeys(m for m in models if m))
@@ -89,6 +90,14 @@ def models_table(project: "Project", models: Sequence[str], *, top: int | None =
     order = [accuracy_column(m) for m in models]
     table = table.sort_values(order + ["book"], ascending=[False] * len(order) + [True], na_position="last",
                               kind="stable")
+    if sort_by not in (None, "", models[0]):  # another order, then ``top`` keeps the first rows of it
+        if sort_by in ("book", "year"):
+            table = table.sort_values(sort_by, na_position="last", kind="stable")
+        elif sort_by in models or sort_by in people:
+            table = table.sort_values(accuracy_column(sort_by), ascending=False, na_position="last", kind="stable")
+        else:
+            raise UserError(f"The table cannot be sorted by '{sort_by}': choose book, year or one of its columns "
+                            f"({', '.join(models + people)}).")
     if top is not None:
         table = table.head(top)
     for model in models + people:
@@ -114,8 +123,34 @@ def models_table_note(project: "Project", table: pd.DataFrame, *, year_from: int
     for who in people:
         answered = int(table[passages_column(who)].fillna(0).sum())
         most = max((int(table[passages_column(m)].fillna(0).sum()) for m in models), default=0)
-        if answered < most:
+        if answered == 0:
+            notes.append(f"People ('{who}') answered none of these books' passages.")
+        elif answered < most:
             notes.append(f"The '{who}' column rests on {answered:,} answers in {int(table[passages_column(who)].notna().sum())} "
                          f"of these books, fewer than the models' {most:,} passages: read its interval, and compare "
                          "on the same passages with palimpsest cloze humans.")
     return " ".join(notes)
+
+
+def paper_tables(project: "Project", models: Sequence[str], *, top: int | None = None, year_from: int | None = None,
+                 year_to: int | None = None, humans: bool = False, sort_by: str | None = None,
+                 ) -> tuple[pd.DataFrame, str, pd.DataFrame]:
+    """What the Probes page's table tab shows, read in one go on a worker: the models side by side (with the
+    people's column when asked and there are answers), its note, and the most-frequent-name baseline."""
+    from workbench.probes.cloze.baselines import frequent_name_baseline
+    from workbench.probes.cloze.human import human_answers
+
+    notes = []
+    if humans and human_answers(project).empty:
+        from workbench.probes.cloze.human import no_answers_message
+
+        notes.append(no_answers_message(project))
+        humans = False
+    table = models_table(project, models, top=top, year_from=year_from, year_to=year_to, humans=humans,
+                         sort_by=sort_by)
+    notes.append(models_table_note(project, table, year_from=year_from, year_to=year_to))
+    try:
+        baseline = frequent_name_baseline(project)
+    except UserError:
+        baseline = pd.DataFrame()
+    return table, " ".join(n for n in notes if n), baseline
