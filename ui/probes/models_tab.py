@@ -175,7 +175,10 @@ class ModelsTableTab(QWidget):
         humans = self.humans.isChecked()
         if sort_by == "humans" and not humans:
             sort_by = None
-        return {"models": self.chosen_models(), "top": self.top.value() or None,
+        models = self.chosen_models()
+        if sort_by in models:  # the ranking model's column comes first, as in the paper's tables
+            models = [sort_by] + [m for m in models if m != sort_by]
+        return {"models": models, "top": self.top.value() or None,
                 "year_from": self.year_from.value() or None, "year_to": self.year_to.value() or None,
                 "humans": humans, "sort_by": sort_by}
 
