@@ -120,7 +120,9 @@ class AddItemsDialog(QDialog):
         elif task.kind == SUMMARY_VALIDITY:
             layout.addWidget(self._scenes_box(), 1)
         else:
-            hint = QLabel("A label task takes its texts from a file (other probes, such as the judge check on the "
+            hint = QLabel("A name-cloze task holds the passages the models answered; it is made with its passages "
+                          "(palimpsest cloze human-task)." if task.kind == "name-cloze" else
+                          "A label task takes its texts from a file (other probes, such as the judge check on the "
                           "Bias page, make their label tasks themselves).")
             hint.setWordWrap(True)
             layout.addWidget(hint)

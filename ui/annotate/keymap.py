@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY
+from workbench.annotation.tasks import LABEL, NAME_CLOZE, NARRATIVE_TIME, SUMMARY_VALIDITY
 
 CHOICE_KINDS = frozenset({SUMMARY_VALIDITY, LABEL})
-ALL_KINDS = frozenset({NARRATIVE_TIME, SUMMARY_VALIDITY, LABEL})
+ALL_KINDS = frozenset({NARRATIVE_TIME, SUMMARY_VALIDITY, LABEL, NAME_CLOZE})
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ KEYMAP: list[Binding] = [
     Binding("Enter", "answer", "save and next"),
     *[Binding(str(n), f"choose-{n}", f"choose summary {n}", frozenset({SUMMARY_VALIDITY})) for n in (1, 2)],
     *[Binding(str(n), f"choose-{n}", f"choose label {n}", frozenset({LABEL})) for n in range(1, 10)],
+    Binding("Ctrl+D", "dont-know", "don't know", frozenset({NAME_CLOZE})),
     Binding("Ctrl+Z", "undo", "undo the last answer"),
     Binding("Ctrl+S", "skip", "skip (skipped items come back at the end)"),
     Binding("S", "skip", "skip", CHOICE_KINDS),

@@ -41,7 +41,8 @@ from workbench.annotation.session import Session
 from workbench.annotation.tasks import Task, delete_task, get_task, list_tasks
 from workbench.errors import UserError
 
-KIND_NAMES = {"narrative-time": "narrative time", "summary-validity": "summary validity", "label": "labels"}
+KIND_NAMES = {"narrative-time": "narrative time", "summary-validity": "summary validity", "label": "labels",
+              "name-cloze": "name cloze"}
 HELD_NOTE = {
     0: "",
     1: "A message from other work is waiting. It will be shown when you pause or finish the session "

@@ -29,10 +29,10 @@ from ui.annotate.fields import PassThroughLineEdit, paragraphs_html, reading_bro
 from ui.annotate.keymap import bindings_for, keymap_text
 from workbench.annotation.durations import UNITS, parse_duration
 from workbench.annotation.session import CONFIDENCE_LEVELS, Session
-from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY
+from workbench.annotation.tasks import LABEL, NAME_CLOZE, NARRATIVE_TIME, SUMMARY_VALIDITY
 from workbench.errors import UserError
 
-GLOBAL_KEYS = ["Return", "Enter", "Ctrl+Z", "Ctrl+S", "Ctrl+F", "F1", "Escape"]
+GLOBAL_KEYS = ["Return", "Enter", "Ctrl+Z", "Ctrl+S", "Ctrl+F", "Ctrl+D", "F1", "Escape"]
 SELECTED_STYLE = "QFrame#option[selected=\"true\"] { border: 3px solid #2f6fb3; background: #eef4fb; }"
 
 
@@ -67,6 +67,41 @@ class NarrativeTimeBody(QWidget):
         text = self.field.text()
         parse_duration(text, self.unit.currentText())  # refuse bad input before anything is saved
         return text, {"default_unit": self.unit.currentText()}
+
+
+class NameClozeBody(QWidget):
+    """A passage with one name hidden as [MASK] (shown highlighted) and a field for the name."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.passage = reading_browser("passage")
+        self.field = PassThroughLineEdit(GLOBAL_KEYS)
+        self.field.setObjectName("name")
+        self.field.setAccessibleName("The hidden name")
+        self.field.setPlaceholderText("the name hidden by [MASK], e.g. Emma")
+        self.dont_know = QPushButton("Don't know (Ctrl+D)")
+        self.dont_know.setObjectName("dont-know")
+        self.dont_know.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Which name is hidden?"))
+        row.addWidget(self.field, 1)
+        row.addWidget(self.dont_know)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.passage, 1)
+        layout.addLayout(row)
+
+    def show_item(self, view) -> None:
+        shown = paragraphs_html(view.text).replace(
+            "[MASK]", '<span style="background:#ffe9a8; font-weight:bold">&nbsp;[MASK]&nbsp;</span>')
+        self.passage.setHtml(shown)
+        self.field.clear()
+        self.field.setFocus()
+
+    def answer_args(self) -> tuple[object, dict]:
+        if not self.field.text().strip():
+            raise UserError("Type the name you think is hidden, or press Ctrl+D for don't know.")
+        return self.field.text(), {}
 
 
 class OptionPanel(QFrame):
@@ -246,7 +281,9 @@ class SessionView(QWidget):
         header.addWidget(self.progress_bar)
         header.addWidget(self.progress_label)
 
-        self.bodies = {NARRATIVE_TIME: NarrativeTimeBody(), SUMMARY_VALIDITY: SummaryBody(), LABEL: LabelBody()}
+        self.bodies = {NARRATIVE_TIME: NarrativeTimeBody(), SUMMARY_VALIDITY: SummaryBody(), LABEL: LabelBody(),
+                       NAME_CLOZE: NameClozeBody()}
+        self.bodies[NAME_CLOZE].dont_know.clicked.connect(lambda: self.trigger("dont-know"))
         self.stack = QStackedWidget()
         for body in self.bodies.values():
             self.stack.addWidget(body)
@@ -338,7 +375,7 @@ class SessionView(QWidget):
         self.details.setText("  ·  ".join(f"{k}: {v}" for k, v in view.details.items()))
         self.flag_note.setText(f"Flagged: {view.comment}" if view.flagged else "")
         self.body.show_item(view)
-        if not isinstance(self.body, NarrativeTimeBody):
+        if not isinstance(self.body, (NarrativeTimeBody, NameClozeBody)):
             self.body.setFocus()
 
     # ------------------------------------------------------------------ actions
@@ -347,7 +384,7 @@ class SessionView(QWidget):
             return
         handlers: dict[str, Callable[[], None]] = {
             "answer": self._answer, "undo": self._undo, "skip": self._skip, "flag": self._flag,
-            "codebook": self.codebook_requested.emit, "escape": self._escape,
+            "codebook": self.codebook_requested.emit, "escape": self._escape, "dont-know": self._dont_know,
         }
         if action.startswith("choose-"):
             if self.flag_bar.isVisible():
@@ -365,6 +402,13 @@ class SessionView(QWidget):
             return
         value, options = self.body.answer_args()
         self.session.answer(value, **options)
+        self.changed.emit()
+        self.show_current()
+
+    def _dont_know(self) -> None:
+        if self.flag_bar.isVisible():
+            return
+        self.session.dont_know()
         self.changed.emit()
         self.show_current()
 
@@ -394,7 +438,7 @@ class SessionView(QWidget):
     def _close_flag_bar(self) -> None:
         if self.flag_bar.isVisible():
             self.flag_bar.hide()
-            if isinstance(self.body, NarrativeTimeBody):
+            if isinstance(self.body, (NarrativeTimeBody, NameClozeBody)):
                 self.body.field.setFocus()
 
     def _escape(self) -> None:

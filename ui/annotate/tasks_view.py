@@ -28,7 +28,8 @@ from workbench.annotation.tasks import LABEL, SUMMARY_VALIDITY
 COLUMNS = ["Task", "Annotators judge", "Blinded", "Items", "Per annotator", "Shared", "Seed",
            "Progress (answered of assigned)"]
 TASK, KIND, BLINDED, ITEMS, PER_ANNOTATOR, SHARED, SEED, PROGRESS = range(len(COLUMNS))
-KIND_NAMES = {"narrative-time": "narrative time", "summary-validity": "summary validity", "label": "labels"}
+KIND_NAMES = {"narrative-time": "narrative time", "summary-validity": "summary validity", "label": "labels",
+              "name-cloze": "name cloze"}
 TASK_ID_ROLE = Qt.ItemDataRole.UserRole
 NO_TASKS = "No tasks yet. Press New task… to create one; then add items to it."
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from ui import dialogs, wording
 from ui.background import Operation
 from ui.probes.books_chooser import BooksChooser
+from ui.probes.models_tab import ModelsTableTab
 from ui.probes.results import ResultsPanel
 from ui.probes.run_settings import RunSettings
 from ui.probes.template_dialog import TemplateDialog
@@ -113,6 +114,9 @@ class ProbesPage(Page, OneOperation):
 
         self.results = ResultsPanel()
         self.results.continue_requested.connect(self.continue_run)
+        self.models_tab = ModelsTableTab(self.ops)
+        self.results.addTab(self.models_tab, "Models side by side")
+        self.results.currentChanged.connect(self._on_results_tab)
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(top)
@@ -138,12 +142,14 @@ class ProbesPage(Page, OneOperation):
             self.settings.show_preview("")
             self.results.show_accuracy(pd.DataFrame(columns=BOOK_COLUMNS))
             self.results.show_runs(pd.DataFrame(columns=RUN_COLUMNS))
+            self.models_tab.set_project(None)
             self.summary.hide()
             return
         changed = self._project_shown is not self.project
         self._project_shown = self.project
         if changed:
             self.reading.drop()  # the tables of the project before are not shown here
+            self.models_tab.set_project(self.project)
         self.books.load(self.project, books_overview(self.project), keep_ticks=not changed)
         self.settings.load_models(list_models(self.project))
         self.settings.load_templates(templates_frame(self.project, kind="cloze"))
@@ -221,6 +227,10 @@ class ProbesPage(Page, OneOperation):
                                          "Run probe; the accuracy of each book appears here as answers arrive.")
         self.results.show_accuracy(accuracy, hint)
         self.results.show_runs(runs)
+
+    def _on_results_tab(self, index: int) -> None:
+        if self.results.widget(index) is self.models_tab:
+            self.models_tab.reload()  # answers may have arrived since it was read
 
     def _live_refresh(self, *_) -> None:
         if not self._live_timer.isActive():

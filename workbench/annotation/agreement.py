@@ -33,7 +33,7 @@ from workbench.analysis.correlation import spearman
 from workbench.analysis.intervals import wilson_interval
 from workbench.annotation.answers import annotations_frame
 from workbench.annotation.items import list_items
-from workbench.annotation.tasks import NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
+from workbench.annotation.tasks import NAME_CLOZE, NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -266,7 +266,7 @@ def agreement_table(project: "Project", task: "Task | str | int", *, draws: int 
     seed = task.seed if seed is None else seed
     answers = annotations_frame(project, task, answered_only=True)
     rows: list[dict[str, Any]] = []
-    if answers.empty:
+    if answers.empty or task.kind == NAME_CLOZE:  # typed names are scored by the name-cloze probe (why_no_agreement)
         return _frame(rows)
     if task.kind == NARRATIVE_TIME:
         rows += _narrative_time_rows(answers, draws, seed)
@@ -284,6 +284,9 @@ def agreement_table(project: "Project", task: "Task | str | int", *, draws: int 
 def why_no_agreement(project: "Project", task: "Task | str | int") -> str:
     """Why ``agreement_table`` has no rows for the task, and what it needs."""
     task = get_task(project, task)
+    if task.kind == NAME_CLOZE:
+        return (f"'{task.name}' is a name-cloze task: its typed names are scored as a model's answers are, by the "
+                "name-cloze probe (palimpsest cloze humans, or palimpsest cloze table with --humans).")
     answers = annotations_frame(project, task, answered_only=True)
     if answers.empty:
         return (f"No one has answered the items of '{task.name}' yet. Agreement needs at least two annotators who "

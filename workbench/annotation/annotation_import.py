@@ -17,7 +17,7 @@ from workbench.annotation.annotators import clean_name
 from workbench.annotation.durations import MINUTES_PER_UNIT, UNIT_OF, parse_duration
 from workbench.annotation.items import items_by_key
 from workbench.annotation.session import CONFIDENCE_LEVELS
-from workbench.annotation.tasks import NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
+from workbench.annotation.tasks import NAME_CLOZE, NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
 from workbench.project import now
 from workbench.tabular import read_rows, refuse
@@ -81,6 +81,8 @@ def _value_fields(task: Task, v: dict[str, str]) -> dict[str, Any]:
             raise UserError(f"'{unit}' is not a unit (minutes, hours, days, weeks, months, years).")
         duration = parse_duration(value, default_unit=UNIT_OF.get(unit, unit) or "minutes")
         return {"value": str(duration), "amount": duration.amount, "unit": duration.unit, "minutes": duration.minutes}
+    if task.kind == NAME_CLOZE:  # the name as written; an empty value is "don't know"
+        return {"value": value}
     choices = {c.lower(): c for c in task.choices}
     match = choices.get(value.lower())
     if match is None:

@@ -18,6 +18,7 @@ SHIPPED = {
     "narrative-time": "narrative-time.md",
     "summary-validity": "summary-validity.md",
     "label": "label.md",
+    "name-cloze": "name-cloze.md",
 }
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import pandas as pd
 
 from workbench.annotation.passages import char_count, context_around, sample_windows, windows, word_count
-from workbench.annotation.tasks import SUMMARY_VALIDITY, Task, get_task
+from workbench.annotation.tasks import NAME_CLOZE, SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
 from workbench.progress import TaskState
 from workbench.project import now
@@ -202,6 +202,9 @@ def add_book_passages(
     task = get_task(project, task)
     if task.kind == SUMMARY_VALIDITY:
         raise UserError("Summary-validity items are scenes with two summaries: make them with 'annotate summarize'.")
+    if task.kind == NAME_CLOZE:
+        raise UserError("Name-cloze items are the passages the models answered: make the task with "
+                        "'palimpsest cloze human-task', which takes them from the project's name-cloze passages.")
     state = state or TaskState()
     seed = task.seed if seed is None else seed
     have = _existing_spans(project, task, "passage")

@@ -23,7 +23,7 @@ from workbench.annotation.assignment import assigned_items, stable_hash
 from workbench.annotation.blinding import item_heading, visible_details
 from workbench.annotation.durations import Duration, parse_duration
 from workbench.annotation.items import Item, get_item
-from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
+from workbench.annotation.tasks import LABEL, NAME_CLOZE, NARRATIVE_TIME, SUMMARY_VALIDITY, Task, get_task
 from workbench.errors import UserError
 from workbench.project import now
 
@@ -175,7 +175,8 @@ class Session:
         """Save an answer for the current item and move on. Returns what was stored.
 
         narrative time: a duration ('2 hours', or a number with ``default_unit``) or a ``Duration``;
-        summary validity: the side chosen, 1 or 2 (``confidence`` 1-3 optional); label: one of the labels.
+        summary validity: the side chosen, 1 or 2 (``confidence`` 1-3 optional); label: one of the labels;
+        name cloze: the name typed (kept as typed, less the spaces around it; ``dont_know`` saves "don't know").
         """
         item = self._require_current()
         fields = self._answer_fields(item, value, confidence, default_unit)
@@ -201,10 +202,25 @@ class Session:
             truth = true_side(self.task, self.annotator, item.id)
             return {"value": "true" if side == truth else "distorted", "chosen_side": side, "true_side": truth,
                     "confidence": confidence}
+        if kind == NAME_CLOZE:
+            name = "" if value is None else str(value).strip()
+            if not name:
+                raise UserError("Type the name you think is hidden, or choose Don't know (Ctrl+D).")
+            return {"value": name, "confidence": confidence}
         label = next((l for l in self.task.labels if l.lower() == str(value).strip().lower()), None)
         if label is None:
             raise UserError(f"'{value}' is not one of this task's labels: {', '.join(self.task.labels)}.")
         return {"value": label, "confidence": confidence}
+
+    def dont_know(self) -> dict[str, Any]:
+        """Name cloze: the annotator does not know the name. Saved as an answer with an empty value, which is
+        scored as wrong (like a model's empty answer); a skip, by contrast, is not an answer."""
+        item = self._require_current()
+        if self.task.kind != NAME_CLOZE:
+            raise UserError("'Don't know' is an answer of name-cloze tasks only.")
+        fields: dict[str, Any] = {"value": "", "seconds": self.seconds_on_item()}
+        self._write(item.id, "answered", fields)
+        return fields
 
     def pause(self) -> None:
         """The annotator leaves before answering the current item: keep the time spent on it, so that it

@@ -6,6 +6,10 @@ Kinds:
 - ``summary-validity``: a scene and two summaries (one true, one distorted); the answer is which is true.
 - ``label``: any text (e.g. a model's response) and a fixed label set; the answer is one label. This is
   the generic machinery for human labelling, e.g. validating an LLM judge (see ``workbench.annotation``).
+- ``name-cloze``: a passage with one name hidden as ``[MASK]``; the answer is the name typed, as written, or
+  empty for "don't know". Its items are made by the name-cloze probe from the passages the models answered
+  (``name_cloze.create_name_cloze_task``); annotation stores the typed strings and never scores them: the
+  probe scores them with the same function as a model's answers.
 
 Settings: ``blinded`` hides book, author, model, condition and group from annotators; ``per_annotator``
 items each (None: all of them) of which a share ``overlap`` is common to every annotator; ``seed`` fixes
@@ -30,7 +34,8 @@ if TYPE_CHECKING:
 NARRATIVE_TIME = "narrative-time"
 SUMMARY_VALIDITY = "summary-validity"
 LABEL = "label"
-KINDS = (NARRATIVE_TIME, SUMMARY_VALIDITY, LABEL)
+NAME_CLOZE = "name-cloze"
+KINDS = (NARRATIVE_TIME, SUMMARY_VALIDITY, LABEL, NAME_CLOZE)
 
 # What a summary-validity answer records: the summary the annotator judged true.
 SUMMARY_CHOICES = ("true", "distorted")

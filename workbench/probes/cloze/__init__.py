@@ -22,7 +22,9 @@ Modules, in the order of the work:
                  and tables: ``error_charts``);
 - ``charts``     publication figures and CSV tables registered in the export registry;
 - ``models_table`` several models side by side per book (the paper's tables); ``baselines`` the
-                 most-frequent-name baseline; ``tables`` registers both as exports.
+                 most-frequent-name baseline; ``tables`` registers both as exports;
+- ``human``      people doing the name cloze (a blinded annotation task of the same passages, scored by
+                 ``score``); ``human_charts`` people beside the models and the baseline.
 """
 
 from workbench.registry import PageSpec, Part
@@ -32,7 +34,8 @@ MASK = "[MASK]"
 PART = Part(
     "name-cloze",
     commands=("workbench.probes.cloze.commands",),
-    exports=("workbench.probes.cloze.charts", "workbench.probes.cloze.error_charts", "workbench.probes.cloze.tables"),
+    exports=("workbench.probes.cloze.charts", "workbench.probes.cloze.error_charts", "workbench.probes.cloze.tables",
+             "workbench.probes.cloze.human_charts"),
     run_kinds=("workbench.probes.cloze.kinds",),
     methods=("workbench.probes.cloze.methods",),
     migrations="workbench.probes.cloze.migrations",

@@ -114,6 +114,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--top", type=int, metavar="N", help="only the N books the first model knows best")
     p.add_argument("--year-from", type=int, metavar="YEAR", help="only books first published in YEAR or later")
     p.add_argument("--year-to", type=int, metavar="YEAR", help="only books first published in YEAR or before")
+    _human_arguments(p, "add a column for the people who did the name cloze (Annotate page), with its interval")
     add_format_argument(p)
     p.set_defaults(handler=cmd_table)
 
@@ -122,8 +123,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--pooled", action="store_true",
                    help="choose one name from every book's passages, as the paper does (by default each book's "
                         "name comes from the other books' passages, so that no book's own answer is known)")
+    _human_arguments(p, "add the people's accuracy beside the baseline, per book and overall")
     add_format_argument(p)
     p.set_defaults(handler=cmd_frequent_name)
+
+    p = commands.add_parser("human-task", help="a blinded annotation task in which people fill in the hidden names")
+    add_project_argument(p)
+    p.add_argument("--task", required=True, metavar="NAME", help="a name for the new annotation task")
+    p.add_argument("--book", type=int, action="append", metavar="ID",
+                   help="a book whose passages to use (repeatable; default: every book with passages)")
+    p.add_argument("--per-book", type=int, metavar="N",
+                   help="passages per book, drawn at random with the seed (default: all of a book's passages)")
+    p.add_argument("--per-annotator", type=int, metavar="N", help="items per annotator (default: all items)")
+    p.add_argument("--overlap", type=float, default=0.2, metavar="F",
+                   help="share of each annotator's items that every annotator gets (default 0.2)")
+    p.add_argument("--seed", type=int, default=0, help="seed for sampling, assignment and order (default 0)")
+    p.set_defaults(handler=cmd_human_task)
+
+    p = commands.add_parser("humans", help="people, models and the most-frequent-name baseline on the passages "
+                                           "people answered (or --answers: every human answer, scored)")
+    add_project_argument(p)
+    p.add_argument("--model", action="append", metavar="LABEL", help="a model to score on the same passages "
+                                                                     "(repeatable; default: every model)")
+    p.add_argument("--task", metavar="NAME", help="only this name-cloze annotation task (default: all of them)")
+    p.add_argument("--annotator", metavar="NAME", help="only this annotator's answers (default: everyone's)")
+    p.add_argument("--answers", action="store_true", help="list every human answer with its gold name and score")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_humans)
 
     p = commands.add_parser("compare", help="two models book by book, with Wilcoxon and McNemar tests")
     add_project_argument(p)
@@ -333,11 +359,18 @@ def cmd_categories(args: argparse.Namespace) -> int:
     return 0
 
 
+def _human_arguments(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--humans", action="store_true", help=what)
+    p.add_argument("--annotator", metavar="NAME", help="with --humans: only this annotator's answers")
+    p.add_argument("--task", metavar="NAME", help="with --humans: only this name-cloze annotation task")
+
+
 def cmd_table(args: argparse.Namespace) -> int:
     from workbench.probes.cloze.models_table import models_table, models_table_note
 
     with opened(args.project) as project:
-        frame = models_table(project, args.model, top=args.top, year_from=args.year_from, year_to=args.year_to)
+        frame = models_table(project, args.model, top=args.top, year_from=args.year_from, year_to=args.year_to,
+                             humans=args.humans, annotator=args.annotator, task=args.task)
         note = models_table_note(project, frame, year_from=args.year_from, year_to=args.year_to)
     print_frame(frame, args.format, empty="No book has results for these models (within these years).")
     if note:
@@ -350,6 +383,37 @@ def cmd_frequent_name(args: argparse.Namespace) -> int:
 
     with opened(args.project) as project:
         frame = frequent_name_baseline(project, construction="pooled" if args.pooled else "leave-book-out")
+        if args.humans or args.annotator:
+            from workbench.probes.cloze.human import baseline_with_humans
+
+            frame = baseline_with_humans(project, frame, args.task, annotator=args.annotator)
+    print_frame(frame, args.format)
+    return 0
+
+
+def cmd_human_task(args: argparse.Namespace) -> int:
+    from workbench.annotation.items import item_count
+    from workbench.probes.cloze.human import create_human_task
+
+    with opened(args.project) as project:
+        task = create_human_task(project, args.task, args.book, per_book=args.per_book,
+                                 per_annotator=args.per_annotator, overlap=args.overlap, seed=args.seed)
+        items = item_count(project, task.id)
+    print(f"Created the blinded name-cloze task '{task.name}' with {items:,} passages. Annotators work through it "
+          "on the Annotate page; see their scores with palimpsest cloze humans.")
+    return 0
+
+
+def cmd_humans(args: argparse.Namespace) -> int:
+    from workbench.probes.cloze.analysis import model_labels
+    from workbench.probes.cloze.human import human_answers, humans_vs_models, no_answers_message
+
+    with opened(args.project) as project:
+        if args.answers:
+            frame = human_answers(project, args.task, annotator=args.annotator)
+            print_frame(frame, args.format, empty=no_answers_message(project, args.task, args.annotator))
+            return 0
+        frame = humans_vs_models(project, args.model or model_labels(project), args.task, annotator=args.annotator)
     print_frame(frame, args.format)
     return 0
 
