@@ -35,6 +35,7 @@ PART = Part(
     exports=("workbench.probes.cloze.charts", "workbench.probes.cloze.error_charts", "workbench.probes.cloze.tables"),
     run_kinds=("workbench.probes.cloze.kinds",),
     methods=("workbench.probes.cloze.methods",),
+    evidence=("workbench.probes.cloze.evidence",),
     migrations="workbench.probes.cloze.migrations",
     pages=(
         PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),

@@ -31,6 +31,7 @@ PART = Part(
     commands=("workbench.probes.leakage.commands",),
     exports=("workbench.probes.leakage.charts",),
     methods=("workbench.probes.leakage.methods",),
+    evidence=("workbench.probes.leakage.evidence",),
     migrations="workbench.probes.leakage.migrations",
     pages=(PageSpec("leakage", "Leakage", "ui.leakage.page:LeakagePage"),),
     run_kinds=("workbench.probes.leakage.kinds",),
