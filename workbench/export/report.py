@@ -288,7 +288,24 @@ def report_html(project: "Project", model: str, *, table: pd.DataFrame | None = 
         '<p class="counts">' + "".join(f'<span class="{_verdict_class(v)}"><b>{c}</b> {e(v)}</span>'
                                         for v, c in counts.items())
         + (f'<span class="flag">measures disagree: {disagree}</span>' if disagree else "") + "</p>",
+        "<p>Each verdict follows a written rule from the signals of the sources beside it (<i>How the verdict is "
+        "reached</i>, below the table); <i>Why</i> under a verdict gives each source's numbers in words.</p>",
     ]
+    parts += ["<h2>Books</h2>", "<table><thead><tr><th>Book</th>"]
+    parts += [f"<th>{e(s['label'])}<br><small>{e(s['measure'])}</small></th>" for s in sources]
+    parts += ["<th>Verdict</th></tr></thead><tbody>"]
+    for _, row in table.iterrows():
+        year = "" if pd.isna(row["year"]) else f", {int(row['year'])}"
+        author = f"<br><small>{e(str(row['author']))}{year}</small>" if row["author"] or year else ""
+        flag = ' <span class="flag">measures disagree</span>' if row["measures_disagree"] else ""
+        why = "".join(f"<li><b>{e(s['key'])}</b>: {e(str(row[s['key'] + '_basis']))}</li>" for s in sources
+                      if row[f"{s['key']}_signal"] != NOT_MEASURED_SIGNAL)
+        parts.append(f"<tr><td>{e(str(row['book']))} <small>(#{int(row['book_id'])})</small>{author}</td>"
+                     + "".join(_cell(row, s) for s in sources)
+                     + f'<td><span class="verdict {_verdict_class(row["verdict"])}">{e(row["verdict"])}</span>{flag}'
+                     f"<br><small>rests on: {e(row['verdict_rests_on'])}</small>"
+                     + (f"<details><summary>Why</summary><ul>{why}</ul></details>" if why else "") + "</td></tr>")
+    parts.append("</tbody></table>")
     parts += ["<h2>How the verdict is reached</h2>", '<dl class="rule">']
     parts += [f"<dt>{e(name)}</dt><dd>{e(text)}</dd>" for name, text in RULE]
     parts += ["</dl>", "<p>Each source reads its own number as strong, some or none, by its own rule:</p><ul>"]
@@ -309,21 +326,7 @@ def report_html(project: "Project", model: str, *, table: pd.DataFrame | None = 
         parts.append(f'<figure><img alt="each measure with its interval" src="data:image/png;base64,{intervals}">'
                      "<figcaption>Each measure of the model, book by book, with its 95% interval; colour: the "
                      "signal.</figcaption></figure>")
-    parts += ["<h2>Books</h2>", "<table><thead><tr><th>Book</th>"]
-    parts += [f"<th>{e(s['label'])}<br><small>{e(s['measure'])}</small></th>" for s in sources]
-    parts += ["<th>Verdict</th></tr></thead><tbody>"]
-    for _, row in table.iterrows():
-        year = "" if pd.isna(row["year"]) else f", {int(row['year'])}"
-        author = f"<br><small>{e(str(row['author']))}{year}</small>" if row["author"] or year else ""
-        flag = ' <span class="flag">measures disagree</span>' if row["measures_disagree"] else ""
-        why = "".join(f"<li><b>{e(s['key'])}</b>: {e(str(row[s['key'] + '_basis']))}</li>" for s in sources
-                      if row[f"{s['key']}_signal"] != NOT_MEASURED_SIGNAL)
-        parts.append(f"<tr><td>{e(str(row['book']))} <small>(#{int(row['book_id'])})</small>{author}</td>"
-                     + "".join(_cell(row, s) for s in sources)
-                     + f'<td><span class="verdict {_verdict_class(row["verdict"])}">{e(row["verdict"])}</span>{flag}'
-                     f"<br><small>rests on: {e(row['verdict_rests_on'])}</small>"
-                     + (f"<details><summary>Why</summary><ul>{why}</ul></details>" if why else "") + "</td></tr>")
-    parts += ["</tbody></table>", "</body></html>"]
+    parts.append("</body></html>")
     return "\n".join(parts)
 
 
