@@ -15,41 +15,11 @@ import pandas as pd
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from tests.fixtures.leakage import add_cloze_answers, add_cloze_book, write_corpus
 from workbench.cli import main
 from workbench.export import evidence
 from workbench.export.evidence import EVIDENCE_COLUMNS, EvidenceSource
 from workbench.export.report import exposure_table, report_html, write_report
-from workbench.export.verdict import NONE_VERDICT, NOT_MEASURED, SOME_VERDICT, STRONG_VERDICT
-
-# the first sentence of each is in the corpus (tests.fixtures.leakage.CORPUS), whole: a long verbatim overlap
-IN_CORPUS = ("In the spring the orchard flowered all at once, and for a week the whole valley smelled of honey. "
-             "Then the rain came, and the petals lay brown in the mud of the lane.")
-OUTSIDE = ("Quartz zebras juggled near seven purple volcanoes while Hal painted umbrellas. "
-           "Ivy sorted copper kettles under tangerine skies and whistled sonatas.")
-
-
-@pytest.fixture
-def study(project, tmp_path):
-    """Four books: 'Orchard' (its text in the corpus; the model names 9 of 10), 'Zebras' (not in the corpus;
-    1 of 10), 'Kettles' (only imported passages, 0 of 10) and 'Unread' (nothing measured)."""
-    from workbench.probes.leakage import corpora, frequency, overlap
-
-    corpora.build_corpus(project, "mini", [write_corpus(tmp_path / "corpus")])
-    orchard, orchard_ids = add_cloze_book(project, "Orchard", IN_CORPUS, ["In"],
-                                          imported=[(f"[MASK] walked by the orchard, day {k}.", "Ann") for k in range(9)])
-    zebras, zebra_ids = add_cloze_book(project, "Zebras", OUTSIDE, ["Hal", "Ivy"],
-                                       imported=[(f"[MASK] saw the zebras, day {k}.", "Bob") for k in range(8)])
-    kettles, kettle_ids = add_cloze_book(project, "Kettles", "No names here at all.", [],
-                                         imported=[(f"[MASK] polished a kettle, day {k}.", "Cy") for k in range(10)])
-    unread, _ = add_cloze_book(project, "Unread", "Nothing.", [])
-    answers = {pid: "In" if i == 0 else ("Ann" if i < 9 else "Nobody") for i, pid in enumerate(orchard_ids)}
-    answers.update({pid: ("Hal" if i == 0 else "Zed") for i, pid in enumerate(zebra_ids)})
-    answers.update({pid: "Zed" for pid in kettle_ids})
-    add_cloze_answers(project, "gpt", answers)
-    overlap.run_overlap(project, "mini", book_ids=[orchard, zebras])
-    frequency.run_frequency(project, "mini", per_book=2, gram=4, seed=1, book_ids=[orchard, zebras])
-    return project, {"Orchard": orchard, "Zebras": zebras, "Kettles": kettles, "Unread": unread}
+from workbench.export.verdict import NONE_VERDICT, NOT_MEASURED, STRONG_VERDICT
 
 
 def test_name_cloze_evidence_per_book(study):
@@ -188,3 +158,12 @@ def test_the_html_report_is_self_contained_and_shows_in_a_browser(with_continuat
     assert ink > 0.03, f"the screenshot is nearly blank ({ink:.1%} ink)"
     reds = ((image[..., 0] > 120) & (image[..., 1] < 60) & (image[..., 2] < 60)).sum()
     assert reds > 200  # the strong signals and verdicts are drawn in their red
+
+
+def test_the_methods_text_states_the_verdict_rule(study):
+    from workbench.export.methods import methods_text
+
+    project, _ = study
+    text = methods_text(project)
+    assert "### Exposure report" in text and "'strong evidence of exposure': at least one measure" in text
+    assert "workbench.export.verdict.verdict" in text

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.export.test_exposure_report import study  # noqa: F401 (the fixture)
 from ui.report.page import ReportPage
 
 
 @pytest.fixture
-def page(study, shown_page, qtbot):  # noqa: F811
+def page(study, shown_page, qtbot):
     project, ids = study
     shown = shown_page(ReportPage, project, size=(1300, 760))
     qtbot.waitUntil(lambda: not shown.frame.empty, timeout=30_000)
