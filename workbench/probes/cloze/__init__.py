@@ -22,7 +22,8 @@ Modules, in the order of the work:
                  and tables: ``error_charts``);
 - ``charts``     publication figures and CSV tables registered in the export registry;
 - ``models_table`` several models side by side per book (the paper's tables); ``baselines`` the
-                 most-frequent-name baseline; ``tables`` registers both as exports.
+                 most-frequent-name baseline; ``tables`` registers both as exports;
+- ``evidence``   its evidence of exposure per book, for the exposure report.
 """
 
 from workbench.registry import PageSpec, Part

@@ -20,6 +20,7 @@ when read):
                    options); ``decop_scores``: passage scores, the passage-level test against chance, and
                    the decision (ROC AUC, suspect against clean books);
 - ``statistics``   Spearman, ROC AUC and binomial tests, each through scipy;
+- ``evidence``     overlap, n-gram frequency, membership and DE-COP as evidence of exposure per book (the report);
 - ``charts``       the figures; ``methods``: the methods text; ``commands``: ``palimpsest corpus|leakage|
                    membership|surprisal|decop``.
 """
