@@ -80,7 +80,7 @@ def test_a_run_kind_belongs_to_one_section(echo_section):
 
 def test_every_probe_registers_its_section_through_its_part():
     assert [s.key for s in methods.sections()] == ["name-cloze", "rep", "rep-judge", "rep-eep", "summaries", "reading",
-                                                   "leakage", "downstream-validity"]
+                                                   "leakage", "downstream-validity", "exposure-report"]
     kinds = {k.kind for s in methods.sections() for k in s.kinds}
     assert kinds == {"cloze", "cloze-logprob", "cloze-mlm", "rep", "rep-judge", "rep-eep", "summary",
                      "summary-distort", "reading-summary", "reading-false-summary", "reading-answer",

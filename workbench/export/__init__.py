@@ -1,5 +1,11 @@
-"""Exports: CSV tables, publication figures (matplotlib), methods text."""
+"""Exports: CSV tables, publication figures (matplotlib), methods text, the exposure report."""
 
-from workbench.registry import Part
+from workbench.registry import PageSpec, Part
 
-PART = Part("exports", commands=("workbench.export.commands",))
+PART = Part(
+    "exports",
+    commands=("workbench.export.commands",),
+    exports=("workbench.export.report_exports",),
+    methods=("workbench.export.report_exports",),
+    pages=(PageSpec("report", "Report", "ui.report.page:ReportPage"),),
+)

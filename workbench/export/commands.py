@@ -1,5 +1,5 @@
-"""``palimpsest chart``, ``charts``, ``table``, ``tables`` (the export registry) and ``methods`` (the methods
-text of a project's runs, Markdown or its JSON record)."""
+"""``palimpsest chart``, ``charts``, ``table``, ``tables`` (the export registry), ``methods`` (the methods
+text of a project's runs, Markdown or its JSON record) and ``report`` (the exposure report of one model)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
-from workbench.cli.common import add_format_argument, add_project_argument, opened, parse_options, print_frame
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    opened,
+    parse_options,
+    print_frame,
+    progress_state,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,6 +57,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="write to this file (Markdown, with the JSON record beside it) instead of printing")
     p.add_argument("--json", action="store_true", help="the JSON record instead of Markdown")
     p.set_defaults(handler=cmd_methods)
+
+    p = subparsers.add_parser(
+        "report",
+        help="the exposure report: did a model see each book? every measure side by side, with a verdict per book",
+        description="For one model, every book of the project with the evidence of each probe (name cloze, "
+                    "continuation, overlap and n-gram frequency in reference corpora, DE-COP, membership scores), each "
+                    "with its interval and its own signal, and a verdict per book by a stated rule. --out FILE.html "
+                    "writes one self-contained page (figures inside); --format csv one row per book.",
+    )
+    add_project_argument(p)
+    p.add_argument("--model", required=True, help="the model the report is about (its label)")
+    p.add_argument("--out", type=Path, metavar="FILE", help="write to FILE (.html, or .csv); default: print the CSV")
+    p.add_argument("--format", choices=["html", "csv"], default=None,
+                   help="html (the default with --out FILE.html) or csv (the default without --out)")
+    p.set_defaults(handler=cmd_report)
 
 
 def cmd_chart(args: argparse.Namespace) -> int:
@@ -107,4 +129,23 @@ def cmd_methods(args: argparse.Namespace) -> int:
             return 0
         paths = write_methods(project, args.out, args.run)
     print(f"Wrote {paths[0]} and, beside it, {paths[1].name}.")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from workbench.errors import UserError
+    from workbench.export.report import exposure_table, verdict_counts, write_report
+
+    fmt = args.format or ("csv" if args.out is None or args.out.suffix.lower() == ".csv" else "html")
+    if args.out is None and fmt == "html":
+        raise UserError("An HTML report is written to a file: add --out report.html.")
+    with opened(args.project) as project:
+        if args.out is None:
+            print_frame(exposure_table(project, args.model), "csv")
+            return 0
+        table = exposure_table(project, args.model, state=progress_state("Reading the evidence"))
+        written = write_report(project, args.model, args.out, fmt=fmt, table=table)
+    said = f"Wrote {written}. Verdicts: " + ", ".join(f"{n} {label}" for label, n in verdict_counts(table).items()
+                                                     if n) + "."
+    print(said)
     return 0

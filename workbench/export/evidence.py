@@ -10,6 +10,11 @@ number, by a rule the source states in ``basis`` and in its methods text:
   baseline);
 - ``some``: it exceeds the baseline, but the interval reaches it, or the measure is known to be weak alone;
 - ``none``: no sign above the baseline.
+
+``about`` says what a source measures: the model's own behaviour (``MODEL``: the name cloze, continuation,
+DE-COP, membership scores) or a reference corpus (``CORPUS``: overlap and n-gram frequency, the same for every
+model; they bear on a model only as far as the corpus stands for its training data). The verdict rule
+(``export.verdict``) reads the two differently.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ if TYPE_CHECKING:
     from workbench.project import Project
 
 STRONG, SOME, NONE = "strong", "some", "none"
+MODEL, CORPUS = "model", "corpus"
 SIGNALS = (STRONG, SOME, NONE)
 #: one row per measured book: the headline number, its interval and unit count, the source's signal and the
 #: plain words of what the signal rests on
@@ -32,13 +38,18 @@ EVIDENCE_COLUMNS = ["book_id", "value", "ci_low", "ci_high", "n", "signal", "bas
 @dataclass(frozen=True)
 class EvidenceSource:
     """One probe's evidence: ``key`` (a column prefix, e.g. "cloze"), ``label`` (plain words for the report's
-    column), ``measure`` (what ``value`` is, e.g. "accuracy"), ``books(project, model_label)`` the frame."""
+    column), ``measure`` (what ``value`` is, e.g. "accuracy"), ``books(project, model_label)`` the frame (it may
+    carry further columns of its own, shown beside the evidence columns, and ``attrs["note"]``: why books it
+    could not judge are absent), ``about``: ``MODEL`` or ``CORPUS`` (see the module text)."""
 
     key: str
     label: str
     measure: str
     books: Callable[["Project", str], pd.DataFrame]
     order: int = 100
+    about: str = MODEL
+    #: how the source reads its signal, in plain words (the report prints it beside the verdict rule)
+    rule: str = ""
 
 
 _SOURCES: dict[str, EvidenceSource] = {}

@@ -30,7 +30,9 @@ for a paper; the record is its JSON twin, kept beside it for provenance.
 - ``procedure(run_records) -> str``: its paragraph, from the records of its runs;
 - ``statistics() -> list[Statistic]``: what its analyses compute, from the constants of the code that
   computes it;
-- ``order``: where its paragraph and statistics come in the text (smaller first).
+- ``order``: where its paragraph and statistics come in the text (smaller first);
+- ``follows``: other families whose runs bring the section in too (a section with no run kinds of its own, such
+  as the exposure report's verdict rule, which rests on the probes' runs).
 
 A run whose kind no section claims is described with the shared facts only, as one of the "Other runs".
 
@@ -106,6 +108,7 @@ class MethodsSection:
     procedure: Callable[[list[dict]], str] | None = None
     statistics: Callable[[], list[Statistic]] | None = None
     order: int = 100
+    follows: tuple[str, ...] = ()
 
 
 _SECTIONS: dict[str, MethodsSection] = {}
@@ -307,14 +310,15 @@ def _chosen_runs(project: "Project", run_ids: Sequence[int] | None) -> list[int]
 def methods_record(project: "Project", run_ids: Sequence[int] | None = None) -> dict[str, Any]:
     """Everything the methods text says, as JSON-ready data (for provenance beside the text)."""
     runs = [_run_record(project, run_id) for run_id in _chosen_runs(project, run_ids)]
-    present = [s for s in sections() if any(r["probe"] == s.key for r in runs)]
+    present = [s for s in sections() if any(r["probe"] == s.key or r["probe"] in s.follows for r in runs)]
     return {
         "format": FORMAT,
         "generated_at": now(),
         "palimpsest_version": __version__,
         "project": Path(project.path).name,
         "runs": runs,
-        "procedures": {s.key: s.procedure([r for r in runs if r["probe"] == s.key]) for s in present if s.procedure},
+        "procedures": {s.key: s.procedure([r for r in runs if r["probe"] == s.key or r["probe"] in s.follows])
+                       for s in present if s.procedure},
         "statistics": {s.key: [asdict(e) for e in s.statistics()] for s in present if s.statistics},
     }
 

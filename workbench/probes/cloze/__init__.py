@@ -25,6 +25,7 @@ Modules, in the order of the work:
                  most-frequent-name baseline; ``tables`` registers both as exports;
 - ``human``      people doing the name cloze (a blinded annotation task of the same passages, scored by
                  ``score``); ``human_charts`` people beside the models and the baseline.
+- ``evidence``   its evidence of exposure per book, for the exposure report.
 """
 
 from workbench.registry import PageSpec, Part
@@ -38,6 +39,7 @@ PART = Part(
              "workbench.probes.cloze.human_charts"),
     run_kinds=("workbench.probes.cloze.kinds",),
     methods=("workbench.probes.cloze.methods",),
+    evidence=("workbench.probes.cloze.evidence",),
     migrations="workbench.probes.cloze.migrations",
     pages=(
         PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),

@@ -20,6 +20,7 @@ when read):
                    options); ``decop_scores``: passage scores, the passage-level test against chance, and
                    the decision (ROC AUC, suspect against clean books);
 - ``statistics``   Spearman, ROC AUC and binomial tests, each through scipy;
+- ``evidence``     overlap, n-gram frequency, membership and DE-COP as evidence of exposure per book (the report);
 - ``charts``       the figures; ``methods``: the methods text; ``commands``: ``palimpsest corpus|leakage|
                    membership|surprisal|decop``.
 """
@@ -31,6 +32,7 @@ PART = Part(
     commands=("workbench.probes.leakage.commands",),
     exports=("workbench.probes.leakage.charts",),
     methods=("workbench.probes.leakage.methods",),
+    evidence=("workbench.probes.leakage.evidence",),
     migrations="workbench.probes.leakage.migrations",
     pages=(PageSpec("leakage", "Leakage", "ui.leakage.page:LeakagePage"),),
     run_kinds=("workbench.probes.leakage.kinds",),

@@ -1,0 +1,1 @@
+"""The Report page: the exposure report of one model, book by book."""
