@@ -15,6 +15,7 @@ from ui.rep import views
 from workbench.probes.rep import charts as rep_charts
 from workbench.probes.rep import stats
 from workbench.probes.rep.lexical import lexical_match
+from workbench.probes.rep.role_names import role_names
 from workbench.probes.rep.sets import get_set
 
 WAIT_MS = 60_000
@@ -219,7 +220,7 @@ def test_roles_that_share_a_name_can_be_told_apart(qtbot, page, capsules):
 def test_role_names_fall_back_to_keys_when_subjects_do_not_tell_roles_apart():
     frame = pd.DataFrame({"demographic": ["d", "d", "d"], "role": ["a_one", "a_two", "b"],
                           "role_name": ["friend", "friend", "boss"], "subject": [None, None, None]})
-    assert views.role_names(frame) == {("d", "a_one"): "friend (a one)", ("d", "a_two"): "friend (a two)",
+    assert role_names(frame) == {("d", "a_one"): "friend (a one)", ("d", "a_two"): "friend (a two)",
                                        ("d", "b"): "boss"}
 
 

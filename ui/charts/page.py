@@ -221,8 +221,7 @@ class ChartsPage(Page):
         book = picked["book"]
 
         def work(state):
-            frame = passage_results(project, models)
-            return book, frame[frame["book_id"] == book_id]
+            return book, passage_results(project, models, book_ids=[book_id])
 
         return self.ops.run(work, label="Reading the passages", project=project, on_done=self._show_passages,
                             on_error=self.show_error)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QLabel
 from ui.widgets.frame_table import Column, is_missing
 from ui.widgets.rows_dialog import RowsDialog, failed_call, one_line
 from workbench.probes.cloze import MASK
+from workbench.probes.cloze.analysis import answers_summary
 
 
 def _correct(value) -> str:
@@ -37,22 +38,12 @@ FILTERS = {
 }
 
 
-def summary_line(frame: pd.DataFrame) -> str:
-    parts = []
-    for model, rows in frame.groupby("model", sort=False):
-        answered = rows[rows["status"] == "ok"]
-        right = int(answered["correct"].fillna(False).astype(bool).sum())
-        failed = len(rows) - len(answered)
-        parts.append(f"{model}: {right} of {len(answered)} right" + (f", {failed} failed" if failed else ""))
-    return "; ".join(parts)
-
-
 class PassagesDialog(RowsDialog):
     EMPTY = "No passages of this kind."
 
     def __init__(self, book: str, frame: pd.DataFrame, parent=None):
         rows = frame.reset_index(drop=True)
-        super().__init__(f"Passages of {book}", f"<b>{html.escape(book)}</b> — {html.escape(summary_line(rows))}",
+        super().__init__(f"Passages of {book}", f"<b>{html.escape(book)}</b> — {html.escape(answers_summary(rows))}",
                          COLUMNS, (1000, 640), parent, table_share=3)
         self.all_rows = rows
         self.filter = QComboBox()

@@ -84,7 +84,7 @@ class MembershipTab(AnalysisTab):
         if table is None:
             self.show_note(books.attrs.get("note") or "")
             return
-        self.show_note(auc_summary(table, {column.field: column.title for column in self.table.columns}))
+        self.show_note(membership.auc_summary(table, {column.field: column.title for column in self.table.columns}))
 
     def run(self) -> None:
         model, reference = self.model.currentData(), self.reference.currentData()
@@ -101,20 +101,3 @@ class MembershipTab(AnalysisTab):
                              for report, label in zip(reports, (model, reference)))
 
         self.start(work, f"Reading passages with {model}", self.summary.show_text)
-
-
-def auc_summary(table, titles: dict[str, str]) -> str:
-    """The AUC of each score over books and over passages, in two sentences."""
-    sentences = []
-    for unit, part in table.groupby("unit", sort=False):
-        parts = [f"{titles.get(r.score, r.score)} {r.auc:.2f}" +
-                 (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.ci_low == r.ci_low else "")
-                 for r in part.itertuples() if r.auc == r.auc]
-        first = part.iloc[0]
-        if unit == "book":
-            head = f"ROC AUC over {first['members']} member and {first['non_members']} non-member books"
-        else:
-            head = (f"over their {first['members']} and {first['non_members']} passages (interval: books "
-                    "redrawn)")
-        sentences.append(f"{head}: " + "; ".join(parts))
-    return " — ".join(sentences) + " (95% bootstrap CI)."

@@ -35,6 +35,7 @@ from workbench.errors import UserError
 from workbench.export.registry import chart, charts_for, chosen_options, write_csv
 from workbench.probes.rep import stats
 from workbench.probes.rep.classify import LEXICAL, classifier_choices, select_responses
+from workbench.probes.rep.role_names import role_names
 
 PAGE = "rep.results"  # the charts of the export registry shown here
 TABLES = ("Shares with 95% intervals", "Tests across decades", "Quadratic trends", "Spread per demographic")
@@ -109,7 +110,7 @@ class Computed:
 
 def compute_results(project, classifier: str, table_choice: str, name: str, wanted: dict) -> Computed:
     counts, classified = stats.counts_and_responses(project, classifier)
-    names = views.role_names(classified)
+    names = role_names(classified)
     context = {"classifier": classifier, "counts": counts, "role_names": names}
     options = chosen_options(chart(name).options, project, wanted, context)
     return Computed(classifier, counts, classified, names, table_choice, table_of(counts, table_choice, names),

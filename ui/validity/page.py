@@ -689,9 +689,8 @@ class ValidityPage(Page, OneOperation):
         references = rows[["passage_id", "reference_minutes"]] if "reference_minutes" in rows else None
 
         def work(state):
-            frame = task_answers(project, choices["task"], choices["model"],
+            frame = task_answers(project, choices["task"], choices["model"], book_ids=sorted(wanted),
                                  **({"spans": choices["spans"]} if choices.get("spans") else {}))
-            frame = frame[frame["book_id"].isin(wanted)]
             if passage is not None:
                 frame = frame[frame["passage_id"] == passage]
             if references is not None:

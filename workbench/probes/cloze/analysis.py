@@ -107,22 +107,25 @@ def _answers(
     details: bool = False,
     logprob: bool = False,
     score: bool = True,
+    book_ids: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """Per model, kind and passage: the answer of the newest counted run (``_counted_runs``) that has one
     (its sample 0), with the passage's book and gold name, scored (``score.scored``).
 
     Columns: model, kind, run_id, passage_id, book_id, gold, status, raw (+ parsed, correct when
     scored); with ``details`` also error, logprob, passage and book (the name shown); with ``logprob``
-    the log-probability. One read of the
+    the log-probability; of ``book_ids``' passages only, when given (read only those). One read of the
     answers and one of the passages, worked out with arrays: this is what every table and chart reads.
     """
     runs = _counted_runs(project, kinds, models, run_ids)
     extra = ", x.error, x.logprob" if details else ", x.logprob" if logprob else ""
-    answers = pd.read_sql_query(
-        f"SELECT x.run_id, x.item_id AS passage_id, x.sample, x.status, x.raw{extra} FROM responses x"
-        " WHERE x.run_id IN (SELECT value FROM json_each(?))",
-        project.db.conn, params=[json.dumps([int(r) for r in runs["run_id"]])],
-    )
+    sql = (f"SELECT x.run_id, x.item_id AS passage_id, x.sample, x.status, x.raw{extra} FROM responses x"
+           " WHERE x.run_id IN (SELECT value FROM json_each(?))")
+    params = [json.dumps([int(r) for r in runs["run_id"]])]
+    if book_ids is not None:
+        sql += " AND x.item_id IN (SELECT id FROM cloze_passages WHERE book_id IN (SELECT value FROM json_each(?)))"
+        params.append(json.dumps([int(b) for b in book_ids]))
+    answers = pd.read_sql_query(sql, project.db.conn, params=params)
     # the runs of one model and kind form one series; in it, each passage's answer is the newest run's
     series = runs.groupby(["model_id", "kind"], sort=False).ngroup().to_numpy()
     position = pd.Index(runs["run_id"]).get_indexer(answers["run_id"])
@@ -133,7 +136,7 @@ def _answers(
         position = pd.Index(runs["run_id"]).get_indexer(answers["run_id"])
     answers.insert(0, "kind", runs["kind"].to_numpy()[position] if len(runs) else [])
     answers.insert(0, "model", runs["model"].to_numpy()[position] if len(runs) else [])
-    passages = _passages(project, details, everyone=len(answers) > 0)
+    passages = _passages(project, details, everyone=len(answers) > 0, book_ids=book_ids)
     found = passages.index.get_indexer(answers["passage_id"])
     if (found < 0).any():  # answers to passages deleted since are not counted
         answers, found = answers[found >= 0].reset_index(drop=True), found[found >= 0]
@@ -143,17 +146,20 @@ def _answers(
     return scored(answers) if score else answers
 
 
-def _passages(project: "Project", details: bool = False, everyone: bool = True) -> pd.DataFrame:
-    """Every passage's book and gold name (and with ``details`` its text and the book's name), by id;
-    none (the same columns) unless ``everyone``."""
-    where = "" if everyone else " WHERE 0"
+def _passages(project: "Project", details: bool = False, everyone: bool = True,
+              book_ids: Sequence[int] | None = None) -> pd.DataFrame:
+    """Every passage's book and gold name (and with ``details`` its text and the book's name), by id (of
+    ``book_ids``' books only, when given); none (the same columns) unless ``everyone``."""
+    where, params = ("", []) if everyone else (" WHERE 0", [])
+    if everyone and book_ids is not None:
+        where, params = " WHERE p.book_id IN (SELECT value FROM json_each(?))", [json.dumps([int(b) for b in book_ids])]
     if not details:
         return pd.read_sql_query(f"SELECT id, book_id, gold FROM cloze_passages p{where}", project.db.conn,
-                                 index_col="id")
+                                 index_col="id", params=params)
     return pd.read_sql_query(
         "SELECT p.id, p.book_id, p.gold, p.passage, p.origin,"
         f" {BOOK_NAME} AS book FROM cloze_passages p JOIN books b ON b.id = p.book_id{where}",
-        project.db.conn, index_col="id",
+        project.db.conn, index_col="id", params=params,
     )
 
 
@@ -183,15 +189,28 @@ def passage_results(
     *,
     kinds: Sequence[str] = ANSWER_KINDS,
     run_ids: Sequence[int] | None = None,
+    book_ids: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """One row per (model, passage) with the raw answer, the parsed answer and whether it is correct.
 
-    ``run_ids`` restricts the answers to those runs (e.g. to compare two prompt templates).
+    ``run_ids`` restricts the answers to those runs (e.g. to compare two prompt templates); ``book_ids`` to
+    those books' passages (only they are read: a page showing one book reads one book).
     """
     chosen = _models_filter(models)
     _check_models(project, chosen)
-    frame = _answers(project, kinds, chosen, run_ids, details=True)
+    frame = _answers(project, kinds, chosen, run_ids, details=True, book_ids=book_ids)
     return frame.sort_values(["model", "book_id", "passage_id"]).reset_index(drop=True)[PASSAGE_COLUMNS]
+
+
+def answers_summary(frame: pd.DataFrame) -> str:
+    """'gpt4: 31 of 40 right, 2 failed; chatgpt: …' for rows of ``passage_results``, model by model."""
+    parts = []
+    for model, rows in frame.groupby("model", sort=False):
+        answered = rows[rows["status"] == "ok"]
+        right = int(answered["correct"].fillna(False).astype(bool).sum())
+        failed = len(rows) - len(answered)
+        parts.append(f"{model}: {right} of {len(answered)} right" + (f", {failed} failed" if failed else ""))
+    return "; ".join(parts)
 
 
 def _extractions(project: "Project") -> pd.DataFrame:

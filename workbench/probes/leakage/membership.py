@@ -359,6 +359,23 @@ def auc_note(passages: pd.DataFrame, labels: dict[int, bool] | None, *, model: s
             f"read {need}. {how}")
 
 
+def auc_summary(table: pd.DataFrame, titles: dict[str, str]) -> str:
+    """The AUC of each score over books and over passages, in two sentences."""
+    sentences = []
+    for unit, part in table.groupby("unit", sort=False):
+        parts = [f"{titles.get(r.score, r.score)} {r.auc:.2f}" +
+                 (f" [{r.ci_low:.2f}, {r.ci_high:.2f}]" if r.ci_low == r.ci_low else "")
+                 for r in part.itertuples() if r.auc == r.auc]
+        first = part.iloc[0]
+        if unit == "book":
+            head = f"ROC AUC over {first['members']} member and {first['non_members']} non-member books"
+        else:
+            head = (f"over their {first['members']} and {first['non_members']} passages (interval: books "
+                    "redrawn)")
+        sentences.append(f"{head}: " + "; ".join(parts))
+    return " — ".join(sentences) + " (95% bootstrap CI)."
+
+
 def roc_points(passages: pd.DataFrame, labels: dict[int, bool] | None, *, seed: int = 0) -> pd.DataFrame:
     """The ROC curve of each score over books and over passages: false and true positive rates at every
     threshold (members as positives, each score oriented towards members), with the AUC and its interval."""

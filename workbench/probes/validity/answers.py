@@ -8,6 +8,7 @@ runs like any other. ``run_ids`` restricts the answers to those runs instead.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
@@ -44,23 +45,28 @@ def counted_runs(project: "Project", task: str, model: str, run_ids: Sequence[in
 
 
 def task_answers(project: "Project", task: str, model: str, *, year_range: tuple[int, int] = YEAR_RANGE,
-                 spans: str = DEFAULT_SPANS, run_ids: Sequence[int] | None = None) -> pd.DataFrame:
+                 spans: str = DEFAULT_SPANS, run_ids: Sequence[int] | None = None,
+                 book_ids: Sequence[int] | None = None) -> pd.DataFrame:
     """One row per answered passage: raw answer, status, the parsed ``value`` (a year, or minutes; NaN when
     missing, ``reason`` saying why, ``read`` the words it was read from, ``flag`` how a value was made from
     a span or a vague word: ``workbench.probes.validity.parsers``; ``spans``: its rule for spans of years),
     the passage's truth
     (``truth_year``: the year given with it, else the book's; ``minutes``: an imported reference) and its
-    text."""
+    text. Of ``book_ids``' passages only, when given (only they are read)."""
     check_task(task)
     if project.db.execute("SELECT 1 FROM models WHERE label = ?", [model]).fetchone() is None:
         raise UserError(f"There is no model called '{model}' in this project.")
     runs = counted_runs(project, task, model, run_ids) or [-1]
+    books, params = "", list(runs)
+    if book_ids is not None:
+        books = " AND x.item_id IN (SELECT id FROM validity_passages WHERE book_id IN (SELECT value FROM json_each(?)))"
+        params.append(json.dumps([int(b) for b in book_ids]))
     answers = pd.read_sql_query(
         "SELECT * FROM (SELECT x.run_id, x.item_id AS passage_id, x.status, x.raw, x.error,"
         " ROW_NUMBER() OVER (PARTITION BY x.item_id ORDER BY x.run_id DESC, x.sample) AS pick"
-        f" FROM responses x WHERE x.run_id IN ({','.join('?' * len(runs))})) WHERE pick = 1",
-        project.db.conn, params=runs).drop(columns="pick")
-    passages = passages_frame(project)
+        f" FROM responses x WHERE x.run_id IN ({','.join('?' * len(runs))}){books}) WHERE pick = 1",
+        project.db.conn, params=params).drop(columns="pick")
+    passages = passages_frame(project, book_ids)
     years = pd.read_sql_query("SELECT id AS book_id, year AS book_year FROM books", project.db.conn)
     frame = answers.merge(passages[["passage_id", "book_id", "book", "year", "minutes", "passage"]], on="passage_id")
     frame = frame.merge(years, on="book_id", how="left")

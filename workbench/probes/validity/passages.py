@@ -262,13 +262,16 @@ def sample_passages(project: "Project", book_ids: Sequence[int] | None = None, *
 
 # ---------------------------------------------------------------------------------------------- reading
 def passages_frame(project: "Project", book_ids: Sequence[int] | None = None) -> pd.DataFrame:
-    """The stored passages, one row each (``year``/``minutes``: given with an imported passage)."""
+    """The stored passages, one row each (``year``/``minutes``: given with an imported passage); of
+    ``book_ids``' books only when given (only they are read)."""
+    where, params = "", []
+    if book_ids is not None:
+        where, params = " WHERE p.book_id IN (SELECT value FROM json_each(?))", [json.dumps([int(b) for b in book_ids])]
     frame = pd.read_sql_query(
         "SELECT p.id AS passage_id, p.book_id, COALESCE(NULLIF(b.title, ''), b.external_id, 'Book ' || b.id) AS book,"
         " p.label, p.origin, p.words, p.start_char, p.end_char, p.year, p.minutes, p.passage"
-        " FROM validity_passages p JOIN books b ON b.id = p.book_id ORDER BY p.book_id, p.id", project.db.conn)
-    if book_ids is not None:
-        frame = frame[frame["book_id"].isin(list(book_ids))]
+        f" FROM validity_passages p JOIN books b ON b.id = p.book_id{where} ORDER BY p.book_id, p.id",
+        project.db.conn, params=params)
     for column in ("start_char", "end_char", "year"):
         frame[column] = frame[column].astype("Int64")
     frame["minutes"] = frame["minutes"].astype(float)
