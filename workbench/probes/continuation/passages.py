@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.project import now
 from workbench.probes.continuation.tokens import Tokenizer
+from workbench.project import now
 
 if TYPE_CHECKING:
     from workbench.project import Project
