@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 #: characters per token allowed for when a stretch's window is sized (generous: a word of English is ~6)
 CHARS_PER_TOKEN = 12
-MIN_WINDOW = 400
+MIN_WINDOW = 120
 _WORD_START = re.compile(r"(?<=\s)\S")
 
 
