@@ -101,7 +101,10 @@ def test_the_csv_has_no_book_text_unless_asked(memorized, tmp_path, capsys):
     assert not any(w in plain for w in words)  # offsets and lengths, not the book's words
     assert main(["continuation", "scores", str(path), "--model", "parrot", "--passages", "--include-text",
                  "--format", "csv"]) == 0
-    assert any(w in capsys.readouterr().out for w in words)
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert all(MEMORIZED[int(r["start_char"]) : int(r["prefix_end"])] == r["prefix"] for r in rows
+               if r["book_id"] == str(seen))
+    assert any(r["prefix"].strip() for r in rows)
 
 
 def test_through_an_openai_compatible_server(two_books, llama_server):
