@@ -36,6 +36,7 @@ PARTS: list[str] = [
     "workbench.corpus",
     "workbench.models",
     "workbench.probes.cloze",
+    "workbench.probes.continuation",
     "workbench.summaries",
     "workbench.annotation",
     "workbench.jobs",

@@ -1,0 +1,157 @@
+"""The Continuation page: does a model go on with a book's own words? A run form (model, books, passages per
+book, prefix and continuation lengths), the per-book table and the probe's two charts from the export registry.
+Every action is a call into ``workbench.probes.continuation``; runs go through the window's background helper."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox, QVBoxLayout
+
+from ui import dialogs
+from ui.leakage.analysis_tab import AnalysisTab, refill_or_hint
+from ui.widgets.combo import refill
+from ui.widgets.frame_table import Column, count, decimal, share, yes_no
+from ui.widgets.page import Page
+
+RUNNABLE = ("hf", "gguf", "openai")
+NO_MODEL = "(add a model on the Models page)"
+ALL_BOOKS = "All books"
+NO_PROJECT = "Open or create a project (File menu) to ask a model to continue passages of its books."
+NOTHING = ("No continuation runs for this model yet: choose books and press Run. The model is given the first "
+           "tokens of passages of each book and its greedy continuation is compared with the book's.")
+
+
+def interval(row) -> str:
+    return "" if row["ci_low"] != row["ci_low"] else f"{row['ci_low']:.0%}-{row['ci_high']:.0%}"
+
+
+def p_value(value) -> str:
+    return "" if value is None or value != value else f"{float(value):.2g}"
+
+
+def spin(low: int, high: int, value: int, tooltip: str) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setValue(value)
+    box.setToolTip(tooltip)
+    return box
+
+
+class ContinuationTab(AnalysisTab):
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, [
+            Column("title", "Book", stretch=True),
+            Column("passages", "Passages", count, numeric=True, tooltip="Passages the model answered: the unit"),
+            Column("extractable", "Extractable", count, numeric=True,
+                   tooltip="Passages continued word for word for the tokens that must match"),
+            Column("extractable_share", "Share", share, numeric=True),
+            Column("ci_low", "95% CI", compose=interval, tooltip="Wilson interval, the passage as the trial"),
+            Column("mean_exact_prefix", "Mean tokens right", decimal, numeric=True,
+                   tooltip="Tokens right from the start of the continuation, on average"),
+            Column("mean_edit_similarity", "Edit similarity", decimal, numeric=True,
+                   tooltip="1 minus the token-level edit distance over the longer length, on average"),
+            Column("unseen", "Unseen", yes_no, tooltip="Tagged member=no, or published after the model's cutoff"),
+            Column("baseline_share", "Unseen books", share, numeric=True,
+                   tooltip="The extractable share of the (other) unseen books' passages, pooled"),
+            Column("p_holm", "p (Holm)", p_value, numeric=True,
+                   tooltip="Fisher's exact test, one-sided, against the unseen books; Holm-adjusted over the books"),
+            Column("above_baseline", "Above", yes_no, tooltip="Holm-adjusted p below 0.05"),
+        ], key="book_id", charts="continuation", parent=parent)
+        from workbench.probes.continuation import run
+
+        self.model = QComboBox()
+        self.model.setMinimumContentsLength(16)
+        self.books = QComboBox()
+        self.books.setMinimumContentsLength(20)
+        self.per_book = spin(1, 10_000, run.DEFAULT_PER_BOOK, "Passages per book, spread over the whole book")
+        self.prefix = spin(1, 2_000, run.DEFAULT_PREFIX_TOKENS, "Tokens of the book the model is given (words for "
+                                                               "an API model)")
+        self.continuation = spin(1, 2_000, run.DEFAULT_CONTINUE_TOKENS, "Tokens the model writes, compared with "
+                                                                        "the book's next ones")
+        self.run_button = QPushButton("Run")
+        self.run_button.clicked.connect(self.run)
+        self.lay_out_settings((("Model", self.model), ("Books", self.books), self.run_button),
+                              (("Passages per book", self.per_book), ("Prefix tokens", self.prefix),
+                               ("Continuation tokens", self.continuation)))
+        self.refresh_on_choice(self.model)
+
+    def refresh_choices(self) -> None:
+        from workbench.models.registry import list_models
+
+        models = [m.label for m in list_models(self.project) if m.backend in RUNNABLE] if self.project else []
+        refill_or_hint(self.model, models, NO_MODEL)
+        books = self._books()
+        refill(self.books, [(ALL_BOOKS, None), *[(title, book_id) for book_id, title in books]])
+
+    def _books(self) -> list[tuple[int, str]]:
+        from workbench.corpus.library import list_books
+
+        if self.project is None:
+            return []
+        return [(b.id, b.title or f"Book {b.id}") for b in list_books(self.project) if b.words]
+
+    def _model(self) -> str | None:
+        return self.model.currentData() or None
+
+    def results_reader(self):
+        model = self._model()
+        if not model:
+            return None
+        from workbench.probes.continuation.results import book_table
+
+        return lambda project: book_table(project, model)
+
+    def chart_options(self):
+        model = self._model()
+        return ({"model": model}, NOTHING) if model else (None, NOTHING)
+
+    def run(self) -> None:
+        if self.require_project() is None:
+            return
+        model = self._model()
+        if not model:
+            self.show_info("Add a model on the Models page first.")
+            return
+        from workbench.models.prices import is_paid
+        from workbench.models.registry import get_model
+        from workbench.probes.continuation.run import estimate, run_continuation
+
+        project, book = self.project, self.books.currentData()
+        books = [int(book)] if book is not None else None
+        per_book, prefix, continuation = self.per_book.value(), self.prefix.value(), self.continuation.value()
+        spec = get_model(project, model)
+        if is_paid(spec):
+            found = estimate(project, spec, books, per_book, prefix, continuation)
+            if not dialogs.ask(self, f"{model} is a paid API: {found.describe()} Go ahead?"):
+                return
+        self.start_run(lambda state: run_continuation(project, model, book_ids=books, per_book=per_book,
+                                                      prefix_tokens=prefix, continue_tokens=continuation, state=state),
+                       f"Asking {model} to continue passages", f"Continuation on {model}")
+
+
+class ContinuationPage(Page):
+    key = "continuation"
+    title = "Continuation"
+
+    def __init__(self, ops, parent=None):
+        super().__init__(ops, parent)
+        self.tab = ContinuationTab(ops)
+        self.hint = QLabel(NO_PROJECT)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.tab, 1)
+        self.refresh()
+
+    def set_project(self, project) -> None:
+        self.tab.project = project
+        super().set_project(project)
+
+    def refresh(self) -> None:
+        self.hint.setVisible(self.project is None)
+        self.tab.setEnabled(self.project is not None)
+        self.tab.refresh()
+
+    def on_shown(self) -> None:
+        self.refresh()
