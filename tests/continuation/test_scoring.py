@@ -48,7 +48,7 @@ def test_scores_agree_with_brute_force_on_random_token_sequences():
 def test_edit_distance_agrees_with_nltk_on_words():
     nltk = pytest.importorskip("nltk")
     rng = random.Random(5)
-    words = "the a lamp oil keeper sea parrot".split()
+    words = ["the", "a", "lamp", "oil", "keeper", "sea", "parrot"]
     for _ in range(100):
         a = [rng.choice(words) for _ in range(rng.randrange(0, 30))]
         t = [rng.choice(words) for _ in range(rng.randrange(0, 30))]

@@ -100,7 +100,7 @@ class LlamaTokenizer(Tokenizer):
 def tokenizer_for(backend: Any) -> Tokenizer:
     """The tokenizer a run on ``backend`` uses: a local model's own, else words."""
     inner = getattr(backend, "inner", backend)  # behind the response cache
-    if getattr(inner, "tokenizer", None) is not None and hasattr(inner.tokenizer, "__call__"):
+    if getattr(inner, "tokenizer", None) is not None and callable(inner.tokenizer):
         return HFTokenizer(inner.tokenizer, inner.model_name)
     if getattr(inner, "llama", None) is not None:
         return LlamaTokenizer(inner.llama, inner.model_name)
