@@ -75,13 +75,13 @@ def test_every_registered_frame_writes_book_keys_beside_the_title(every_probe, t
         checked.append((kind, name))
     # the tables and charts with per-book rows, all of them checked on rows (a new one joins this list)
     assert sorted(checked) == sorted(
-        [("table", n) for n in ("annotation-items", "cloze-book-accuracy", "cloze-error-names", "cloze-frequent-name",
+        [("table", n) for n in ("annotation-items", "continuation-books", "continuation-passages", "cloze-book-accuracy", "cloze-error-names", "cloze-frequent-name",
                                 "exposure-report",
                                 "cloze-models-table", "cloze-passage-results",
                                 "cloze-passages", "leakage-frequency", "leakage-overlap", "membership-scores",
                                 "reading-answers", "reading-scene-sets", "validity-answers", "validity-passages",
                                 "validity-unparsed")]
-        + [("chart", n) for n in ("cloze-accuracy", "cloze-models", "cloze-year", "leakage-frequency", "leakage-overlap",
+        + [("chart", n) for n in ("continuation-lengths", "continuation-ranked", "cloze-accuracy", "cloze-models", "cloze-year", "leakage-frequency", "leakage-overlap",
                                   "leakage-overlap-frequency", "membership-scores", "validity-narrative-time",
                                   "validity-year-error")])
 

@@ -76,6 +76,7 @@ def with_continuation(study, monkeypatch):
                              "ci_high": [0.8, 0.2], "n": [20, 20], "signal": ["strong", "none"],
                              "basis": ["12 of 20 continuations match", "0 of 20"], "matched_tokens": [50, 0]})
 
+    evidence.evidence_sources()  # the probes' own sources first: the toy one then stands in for the real one
     monkeypatch.setitem(evidence._SOURCES, "continuation", EvidenceSource(
         "continuation", "Verbatim continuation", "extractable share", books, order=20, rule="toy rule"))
     return project, ids

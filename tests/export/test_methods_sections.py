@@ -79,10 +79,10 @@ def test_a_run_kind_belongs_to_one_section(echo_section):
 
 
 def test_every_probe_registers_its_section_through_its_part():
-    assert [s.key for s in methods.sections()] == ["name-cloze", "rep", "rep-judge", "rep-eep", "summaries", "reading",
+    assert [s.key for s in methods.sections()] == ["name-cloze", "continuation", "rep", "rep-judge", "rep-eep", "summaries", "reading",
                                                    "leakage", "downstream-validity", "exposure-report"]
     kinds = {k.kind for s in methods.sections() for k in s.kinds}
-    assert kinds == {"cloze", "cloze-logprob", "cloze-mlm", "rep", "rep-judge", "rep-eep", "summary",
+    assert kinds == {"cloze", "cloze-logprob", "cloze-mlm", "continuation", "rep", "rep-judge", "rep-eep", "summary",
                      "summary-distort", "reading-summary", "reading-false-summary", "reading-answer",
                      "leakage-overlap", "leakage-chance", "leakage-frequency", "membership", "surprisal",
                      "decop-paraphrase", "decop",

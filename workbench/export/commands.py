@@ -64,13 +64,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="For one model, every book of the project with the evidence of each probe (name cloze, "
                     "continuation, overlap and n-gram frequency in reference corpora, DE-COP, membership scores), each "
                     "with its interval and its own signal, and a verdict per book by a stated rule. --out FILE.html "
-                    "writes one self-contained page (figures inside); --format csv one row per book.",
+                    "writes one self-contained page (figures inside), --out FILE.csv the table; without --out the table is printed "
+                    "(--format csv: one row per book with a verdict column).",
     )
     add_project_argument(p)
     p.add_argument("--model", required=True, help="the model the report is about (its label)")
-    p.add_argument("--out", type=Path, metavar="FILE", help="write to FILE (.html, or .csv); default: print the CSV")
-    p.add_argument("--format", choices=["html", "csv"], default=None,
-                   help="html (the default with --out FILE.html) or csv (the default without --out)")
+    p.add_argument("--out", type=Path, metavar="FILE",
+                   help="write to FILE: FILE.html the self-contained report, FILE.csv its table")
+    add_format_argument(p)
     p.set_defaults(handler=cmd_report)
 
 
@@ -136,12 +137,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     from workbench.errors import UserError
     from workbench.export.report import exposure_table, verdict_counts, write_report
 
-    fmt = args.format or ("csv" if args.out is None or args.out.suffix.lower() == ".csv" else "html")
-    if args.out is None and fmt == "html":
-        raise UserError("An HTML report is written to a file: add --out report.html.")
+    fmt = None if args.out is None else {".html": "html", ".htm": "html", ".csv": "csv"}.get(args.out.suffix.lower())
+    if args.out is not None and fmt is None:
+        suffix = args.out.suffix or "a file without an extension"
+        raise UserError(f"The report is written as .html (the page) or .csv (its table), not {suffix}: "
+                        "name the file report.html or report.csv.")
     with opened(args.project) as project:
         if args.out is None:
-            print_frame(exposure_table(project, args.model), "csv")
+            print_frame(exposure_table(project, args.model), args.format)
             return 0
         table = exposure_table(project, args.model, state=progress_state("Reading the evidence"))
         written = write_report(project, args.model, args.out, fmt=fmt, table=table)

@@ -56,7 +56,7 @@ def report_models(project: "Project") -> list[str]:
 
 def _check_model(project: "Project", model: str) -> None:
     if not model:
-        raise UserError("Choose the model the report is about (--model LABEL; palimpsest models PROJECT lists them).")
+        raise UserError("Choose the model the report is about (--model LABEL; palimpsest model list PROJECT lists them).")
     if model not in report_models(project):
         raise UserError(f"There is no model called '{model}' in this project. Models: "
                         f"{', '.join(report_models(project)) or 'none yet'}.")
