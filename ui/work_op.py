@@ -38,9 +38,11 @@ class WorkOp(QObject):
     """One planned work started from ``view`` (a ``ProjectView`` with an ``OperationSlot`` called ``work``; one
     with a summary box, ``ui.widgets.one_operation.OneOperation``, shows the outcome there)."""
 
-    def __init__(self, view: QWidget, work: "Work | Callable[[], Work]"):
+    def __init__(self, view: QWidget, work: "Work | Callable[[], Work]", slot: Any = None):
         super().__init__(view)  # a child of the view: nothing reaches a view that is gone
         self.view = view
+        #: the view's operation slot (``view.work`` unless given; none: the work runs beside others)
+        self.slot = slot if slot is not None else getattr(view, "work", None)
         self._plan = work
         self.work: "Work | None" = None
         self.outcome: "WorkOutcome | None" = None
@@ -89,9 +91,8 @@ class WorkOp(QObject):
     def _start(self, fn: Callable[[Any], Any], **kwargs: Any) -> "Operation":
         """On the view's slot (one operation at a time); a view without one (the Jobs page, where several runs
         may continue at once) starts it beside the others."""
-        slot = getattr(self.view, "work", None)
-        if hasattr(slot, "start"):
-            return slot.start(fn, **kwargs)
+        if hasattr(self.slot, "start"):
+            return self.slot.start(fn, **kwargs)
         return self.view.ops.run(fn, **kwargs)
 
     def _estimated(self, estimate: "Estimate") -> None:
@@ -139,9 +140,13 @@ class WorkOp(QObject):
         self.deleteLater()
 
     def _say(self, text: str) -> None:
+        """In the view's summary box (or its status line, ``show_status``); a view with neither hears only of
+        what did not go well (a message box)."""
         if hasattr(self.view, "show_summary"):
             self.view.show_summary(text)
-        elif text:
+        elif hasattr(self.view, "show_status"):
+            self.view.show_status(text)
+        elif text and (self.outcome is None or not self.outcome.succeeded):
             dialogs.show_info(self.view, text)
 
     def _say_error(self, text: str) -> None:

@@ -173,6 +173,23 @@ class Work:
         outcome.cancelled = outcome.cancelled or state.cancelled
         return outcome
 
+    def then(self, after: Callable[[WorkOutcome, TaskState], Any]) -> "Work":
+        """This work followed, unless stopped, by ``after(outcome, state)`` (reading what the runs made: a
+        comparison, an analysis), whose result becomes the outcome's ``value``. The models, cost and question
+        are this work's."""
+        first = self
+
+        def perform(state: TaskState) -> WorkOutcome:
+            outcome = first.run(state)
+            if not outcome.cancelled:
+                outcome.value = after(outcome, state)
+            return outcome
+
+        work = Work(self.project, self.title, self.models, perform, cost=self._cost, changes=self.changes,
+                    retry_failed=self.retry_failed, unit=self.unit, next_step=self.next_step, labels=self.labels)
+        work.heading = self.heading
+        return work
+
     # ------------------------------------------------------------------ after
     def outcome_words(self, outcome: WorkOutcome) -> str:
         """What happened, per run (answered and failed counted from what is stored, so a failure is never called
