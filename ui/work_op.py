@@ -79,7 +79,6 @@ class WorkOp(QObject):
             self.work.check()
         except UserError as exc:
             self._say_error(str(exc))
-            self.deleteLater()
             return None
         if not self.work.paid:
             return self._start_run()
@@ -102,7 +101,6 @@ class WorkOp(QObject):
         self._say("Nothing was started. " + estimate.describe())
         if self._on_declined is not None:
             self._on_declined()
-        self.deleteLater()
 
     def _start_run(self) -> "Operation":
         summary = getattr(self.view, "summary", None)
@@ -137,7 +135,8 @@ class WorkOp(QObject):
         elif getattr(self.view, "project", None) is not None:
             self.view.refresh()
         self.view.ops.changes.announce(self.work.changes, origin=self.view)
-        self.deleteLater()
+        # Not deleteLater(): deleting the op from its own end callback crashed the window (a segfault in the
+        # event loop); it is a small child of its view and goes with it.
 
     def _say(self, text: str) -> None:
         """In the view's summary box (or its status line, ``show_status``); a view with neither hears only of
