@@ -28,6 +28,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from PySide6.QtWidgets import QWidget
 
 from ui import dialogs
+from ui.changes import ChangeBus
 from workbench.errors import CancelledError, UserError
 from workbench.progress import Progress, TaskState
 
@@ -155,6 +156,7 @@ class BackgroundOps(QObject):
         self._relay.report.connect(self._deliver)
         self._running: dict[int, Operation] = {}
         self._numbers = itertools.count()
+        self.changes = ChangeBus(self)  # work that changed the project says what; views showing it reload
 
     def run(
         self,

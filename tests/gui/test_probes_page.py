@@ -189,12 +189,12 @@ def test_a_paid_model_shows_the_cost_first_and_declining_starts_nothing(qtbot, p
     qtbot.waitUntil(lambda: bool(messages["questions"]), timeout=WAIT_MS)
     wait_idle(qtbot, page)
     question = messages["questions"][0]
-    assert "paid API" in question and "api: 5 requests" in question
+    assert "paid API" in question and "api is a paid API: 5 requests" in question
     assert "prompt tokens" in question and "at most 80 answer tokens" in question  # 5 x 16 tokens
     assert "$2.5 / $10 per million tokens" in question
     assert project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
     assert page.operation is None and not page.ops.busy
-    assert "Nothing was started." in page.summary.text() and "api: 5 requests" in page.summary.text()
+    assert "Nothing was started." in page.summary.text() and "api is a paid API: 5 requests" in page.summary.text()
 
 
 def test_a_paid_model_without_its_key_says_so_before_any_cost_question(qtbot, page, library, messages, monkeypatch):
@@ -248,7 +248,8 @@ def test_answers_appear_while_the_run_goes_cancel_keeps_them_and_continue_finish
     assert page.results.continue_button.isEnabled()
     messages["questions"].clear()
     qtbot.mouseClick(page.results.continue_button, Qt.MouseButton.LeftButton)
-    assert "up to" in messages["questions"][0] and f"{8 - kept} more request" in messages["questions"][0]
+    qtbot.waitUntil(lambda: bool(messages["questions"]), timeout=WAIT_MS)  # what is left, estimated in the background
+    assert "Continuing run" in messages["questions"][0] and f"{8 - kept} requests" in messages["questions"][0]
     wait_idle(qtbot, page)
     assert stored_answers(project) == 8
     assert len(fault_proxy.posts()) == 8 - kept

@@ -33,21 +33,14 @@ from ui.probes.run_settings import RunSettings
 from ui.probes.template_dialog import TemplateDialog
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
+from ui.work_op import WorkOp
 from workbench.errors import UserError
-from workbench.models.registry import get_model, list_models, require_api_key
+from workbench.models.registry import list_models
 from workbench.probes.cloze.analysis import BOOK_COLUMNS, book_accuracy
 from workbench.probes.cloze.overview import OVERVIEW_COLUMNS, RUN_COLUMNS, books_overview, cloze_runs
-from workbench.probes.cloze.plan import (
-    ModelStarted,
-    ProbePlan,
-    describe_estimates,
-    estimate_costs,
-    is_paid,
-    prompt_preview,
-    run_plan,
-)
+from workbench.probes.cloze.plan import CHANGES, RETRY_ON_PAGE, ModelStarted, ProbePlan, plan_work, prompt_preview
 from workbench.prompt_templates import get_template, templates_frame
-from workbench.run_failures import failure_reasons
+from workbench.work import continue_work
 
 LIVE_REFRESH_MS = 800  # while a run goes, reload the accuracy table at most this often
 BOOKS_REFRESH_S = 1.0  # while extracting, reload the books table at most this often
@@ -300,42 +293,15 @@ class ProbesPage(Page, OneOperation):
         return self.settings.plan(self.books.checked_book_ids(), retry_failed=retry_failed)
 
     def start_run(self, *, retry_failed: bool = False) -> Operation | None:
-        """Check the plan; API models first get a cost estimate (in the background) and a question."""
+        """Run the plan through ``WorkOp``: a key not set is said first; API models first get a cost estimate (in
+        the background) and the one cost question; the summary says how it went."""
         if not self.can_start():
             return None
         plan = self.current_plan(retry_failed=retry_failed)
-        try:
-            plan.check()
-            specs = [get_model(self.project, label) for label in plan.models]
-            paid = [spec.label for spec in specs if is_paid(spec)]
-            for spec in specs:  # a missing key is said before any cost question, not after the run failed
-                require_api_key(spec)
-        except UserError as exc:
-            self.show_error(str(exc))
-            return None
-        if not paid:
-            return self._run(plan)
-        project = self.project
-        return self.start_work(lambda state: (plan, estimate_costs(project, plan)), "Estimating what the run costs",
-                               on_done=self._confirm_cost)
-
-    def _confirm_cost(self, estimated: tuple) -> None:
-        plan, estimates = estimated
-        text = describe_estimates(estimates)  # shown in the question (and the summary), not squeezed beside Run
-        retry = " Only failed answers are asked again, so it will cost less." if plan.retry_failed else ""
-        question = (f"This run calls a paid API.\n\n{text}\n\nAnswers already stored (or in the response cache) are "
-                    f"not paid for again.{retry} Start the run?")
-        if dialogs.ask(self, question):
-            self._run(plan)  # in the estimate's place, so the page never looks idle between the question and the run
-        else:
-            self.show_summary("Nothing was started. " + text.splitlines()[0])
-
-    def _run(self, plan: ProbePlan) -> Operation | None:
         project = self.project
         self._remember_choices()
-        what = "Retrying failed answers" if plan.retry_failed else "Running the name-cloze probe"
-        return self.start_work(lambda state: run_plan(project, plan, state), what, on_done=self._run_done,
-                               on_partial=self._run_partial, on_progress=self._live_refresh)
+        return (WorkOp(self, lambda: plan_work(project, plan))
+                .success(self._run_done).partial(self._run_partial).progress(self._live_refresh).run())
 
     def _run_partial(self, item) -> None:
         if isinstance(item, ModelStarted):
@@ -343,62 +309,18 @@ class ProbesPage(Page, OneOperation):
             self.progress.set_label(f"{prefix}{item.label}")
         self._live_refresh()
 
-    def _run_done(self, result) -> None:
-        self.last_result = result
-        self.show_summary(self.describe_result(result))
-
-    def describe_result(self, result) -> str:
-        """Per model: passages answered and failed (from the stored counts, so a failure is never called an
-        answer), why most failures happened (they are otherwise only on the Jobs page), then what stopped."""
-        from workbench import jobs
-
-        lines = []
-        for label, report in zip(result.labels, result.reports):
-            counts = jobs.run_counts(self.project, report.run_id) if self.project is not None else {}
-            ok, failed = int(counts.get("ok", report.done - report.failed)), int(counts.get("failed", report.failed))
-            line = f"{label}: {ok:,} of {report.total:,} passages answered"
-            if failed:
-                line += f", {failed:,} failed (use 'Retry failed only' to ask again)"
-            lines.append(line + ".")
-            if failed and self.project is not None:
-                reasons = failure_reasons(self.project, report.run_id)
-                if reasons:
-                    most = "All" if reasons[0][1] == failed else "Most"
-                    lines.append(f"  {most} failed because: {reasons[0][0]}")
-            if report.status != "done" and report.message:
-                lines.append(f"  {report.message}")
-        lines += [f"{label}: {reason}" for label, reason in result.problems.items()]
-        if result.cancelled:
-            lines.append("Stopped at your request. Everything answered so far is saved; press Run again to continue.")
-        return "\n".join(lines)
+    def _run_done(self, outcome) -> None:
+        self.last_result = outcome.value
 
     def continue_run(self, run_id: int, retry_failed: bool) -> Operation | None:
-        """Continue a stopped run, or ask again only where it failed (through the job runner)."""
+        """Continue a stopped run, or ask again only where it failed (through the job runner); a paid API says
+        about what the items left cost and asks first."""
         if not self.can_start():
             return None
-        from workbench import jobs
-
-        run = jobs.get_run(self.project, run_id)
-        spec = get_model(self.project, int(run["model_id"])) if run["model_id"] is not None else None
-        if spec is not None and is_paid(spec):
-            counts = jobs.run_counts(self.project, run_id)
-            left = counts["failed"] if retry_failed else max(0, int(run["total"]) - counts["ok"] - counts["failed"])
-            if not dialogs.ask(self, f"Run {run_id} uses the paid API model '{spec.label}'. Continuing sends up to "
-                                     f"{left} more request(s). Continue?"):
-                return None
         project = self.project
-
-        def work(state):
-            return jobs.resume_run(project, run_id, state, retry_failed)
-
-        label = f"{'Retrying failed answers of' if retry_failed else 'Continuing'} run {run_id}"
-        return self.start_work(work, label, on_done=self._continued, on_partial=self._live_refresh,
-                               on_progress=self._live_refresh)
-
-    def _continued(self, report) -> None:
-        self.show_summary(f"Run {report.run_id}: {report.answered} of {report.total} answered"
-                          + (f", {report.failed} failed." if report.failed else ".")
-                          + (f" {report.message}" if report.message else ""))
+        return (WorkOp(self, lambda: continue_work(project, run_id, retry_failed, changes=CHANGES,
+                                                   next_step=RETRY_ON_PAGE))
+                .partial(self._live_refresh).progress(self._live_refresh).run())
 
     # ------------------------------------------------------------------ importing published results
     def import_dialog(self) -> None:

@@ -21,8 +21,10 @@ from ui.rep.views import judge_agreement_view
 from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
+from ui.work_op import WorkOp
 from workbench.models.registry import list_models
-from workbench.probes.rep.judge import judges, run_judge
+from workbench.probes.rep.judge import judges
+from workbench.probes.rep.plans import judge_work
 from workbench.probes.rep.validation import create_validation_tasks, judge_agreement
 
 LEXICAL_NOTE = (
@@ -114,13 +116,10 @@ class ClassifyTab(ProjectView):
         if not judge:
             self.show_info("Add a model to use as the judge first (Models page).")
             return
-        self.judging.start(lambda state: (judge, run_judge(project, judge, state=state)),
-                           label=f"Labelling completions with {judge}", project=project, on_done=self._judged,
-                           on_error=self.show_error)
+        WorkOp(self, lambda: judge_work(project, judge), slot=self.judging).success(self._judged).run()
 
-    def _judged(self, result) -> None:
-        judge, _report = result
-        self.judged.emit(judge)
+    def _judged(self, outcome) -> None:
+        self.judged.emit(outcome.labels[0] if outcome.labels else self.judge.currentText())
 
     def create_tasks(self) -> None:
         project = self.require_project()

@@ -48,6 +48,7 @@ from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.table_style import one_line_rows
+from ui.work_op import WorkOp
 from workbench.jobs import models_with_runs
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
@@ -57,8 +58,8 @@ from workbench.probes.rep.entities import (
     compare_stages,
     overlap_per_response,
     overlap_summary,
-    run_eep,
 )
+from workbench.probes.rep.plans import eep_work
 from workbench.probes.rep.run import SamplingSettings
 from workbench.probes.rep.sets import current_sets
 
@@ -389,23 +390,34 @@ class EntitiesTab(ProjectView):
         set_name = self.eep_set.currentData() or "eep"
         settings, books = self.settings(), self.books.describe()
 
-        def work(state) -> EepResult:
-            reports = []
-            for model in models if run_models else ():
-                state.check()
-                report = run_eep(project, model, settings, set_name=set_name, state=state)
-                reports.append(report)
-                if report.status != "done":
-                    return EepResult(reports=reports, stopped=report.message)
+        def compare(outcome, state) -> EepResult:
+            reports = outcome.reports if outcome is not None else []
+            if reports and reports[-1].status != "done":
+                return EepResult(reports=reports, stopped=reports[-1].message)
             per_response = overlap_per_response(project, tag=tag, book_set=book_set, models=models or None,
                                                 state=state)
             return EepResult(per_response, overlap_summary(per_response), compare_stages(per_response), books,
                              reports)
 
-        label = f"Entity prompts on {len(models)} model(s)" if run_models else "Comparing completions with books"
-        self.work.start(work, label=label, project=project, on_done=self.show_result, on_error=self.show_error,
-                        on_cancelled=self.status.setText, on_end=self._ended)
+        if run_models:  # the prompts first: a paid API says what they cost and asks
+            started = WorkOp(self, lambda: eep_work(project, models, settings, set_name=set_name).then(compare)) \
+                .success(self._eep_done).run()
+            if started is not None:
+                self.status.setText(f"Working: entity prompts on {len(models)} model(s) …")
+            return
+        label = "Comparing completions with books"
+        self.work.start(lambda state: compare(None, state), label=label, project=project, on_done=self.show_result,
+                        on_error=self.show_error, on_cancelled=self.status.setText, on_end=self._ended)
         self.status.setText(f"Working: {label.lower()} …")
+
+    def show_status(self, text: str) -> None:
+        """How the prompts went (``WorkOp`` says it here)."""
+        self.status.setText(text)
+
+    def _eep_done(self, outcome) -> None:
+        if outcome.value is not None:
+            self.show_result(outcome.value)
+        self.completions_added.emit()
 
     def _set_busy(self, busy: bool) -> None:
         self.run_button.setEnabled(not busy)

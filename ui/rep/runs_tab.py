@@ -23,11 +23,13 @@ from ui.rep.views import runs_view
 from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
+from ui.work_op import WorkOp
 from workbench import jobs
 from workbench.models.registry import list_models
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.kinds import RUN_KINDS
-from workbench.probes.rep.run import SamplingSettings, run_rep
+from workbench.probes.rep.plans import rep_work
+from workbench.probes.rep.run import SamplingSettings
 from workbench.probes.rep.sets import current_sets
 
 
@@ -146,19 +148,7 @@ class RunsTab(ProjectView):
             self.show_info("Tick at least one model and one demographic to run.")
             return
         settings = self.settings()
+        WorkOp(self, lambda: rep_work(project, models, demographics, settings)).success(self._done).run()
 
-        def work(state):
-            reports = []
-            for model in models:
-                state.check()
-                reports.append(run_rep(project, model, demographics, settings, state))
-            return reports
-
-        self.work.start(work, label=f"Running REP prompts on {len(models)} model(s)", project=project,
-                        on_done=self._done, on_error=self.show_error, on_end=self.refresh)
-
-    def _done(self, reports) -> None:
-        stopped = [r.message for r in reports if r.status != "done"]
-        if stopped:
-            self.show_info(" ".join(stopped))
+    def _done(self, _outcome) -> None:
         self.completions_added.emit()

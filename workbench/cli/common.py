@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from workbench.jobs import JobReport
     from workbench.models.prices import CostEstimate
     from workbench.models.registry import ModelSpec
+    from workbench.work import Estimate, Work, WorkOutcome
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -219,25 +220,63 @@ def confirm_cost(spec: "ModelSpec", estimate: Callable[[], "CostEstimate | None"
 
     ``estimate`` is called only for a paid model; None means the cost cannot be worked out here. With
     ``yes`` the estimate is shown and the work goes ahead; without a terminal to answer on, nothing starts
-    unless ``yes`` was given. Raises ``UserError`` when the work must not start."""
-    from workbench.models.prices import FREE_HINT, is_paid
+    unless ``yes`` was given. Raises ``UserError`` when the work must not start. (Work a probe planned as a
+    ``workbench.work.Work`` goes through ``run_work``, which asks the same way.)"""
+    from workbench.models.prices import is_paid
+    from workbench.work import NOT_PAID_AGAIN, Estimate
 
     if not is_paid(spec):
         return
+    _ask_before_paying(Estimate(((spec, estimate()),)), NOT_PAID_AGAIN, yes=yes, stream=stream)
+
+
+def confirm_work(work: "Work", *, yes: bool, stream=None) -> None:
+    """Before a planned work: refuse what cannot start (a key not set), then, where it calls a paid API, show
+    what it will cost and ask, as ``confirm_cost`` does (one question for all its paid models)."""
+    work.check()
+    if work.paid:
+        _ask_before_paying(work.estimate(paid_only=True), work.cost_note(), yes=yes, stream=stream)
+
+
+def _ask_before_paying(estimate: "Estimate", note: str, *, yes: bool, stream=None) -> None:
+    """The command line's cost question: the estimate in the words the app shows, then yes or no."""
+    from workbench.models.prices import FREE_HINT
+
     stream = stream or sys.stderr
-    found = estimate()
-    what = found.describe() if found is not None else "how much it will cost cannot be estimated here."
-    text = f"{spec.label} is a paid API: {what}"
+    text = estimate.describe()
     if yes:
         stream.write(text + "\n")
         stream.flush()
         return
     if not sys.stdin.isatty():
+        hints = " ".join(FREE_HINT.format(label=spec.label) for spec, _ in estimate.per_model)
         raise UserError(f"{text} Nothing was sent: there is no terminal here to ask whether to go ahead. "
-                        "Add --yes to run it without the question. " + FREE_HINT.format(label=spec.label))
-    stream.write(text + "\n")
+                        "Add --yes to run it without the question. " + hints)
+    stream.write(f"{text}\n{note}\n")
     if not confirm("Go ahead?", stream):
         raise UserError("Nothing was sent, at your request.")
+
+
+def run_work(work: "Work", args: argparse.Namespace, *, progress: str | None = None, out=None) -> int:
+    """The one command-line path of planned model work: refuse what cannot start, ask before paying (unless
+    ``--yes``; refused without a terminal), run with a progress bar, say how each run ended, and return the
+    exit status (0 only when every run finished with nothing failed)."""
+    confirm_work(work, yes=bool(getattr(args, "yes", False)))
+    outcome = work.run(progress_state(progress or work.title))
+    return report_outcome(work, outcome, args.project, out=out)
+
+
+def report_outcome(work: "Work", outcome: "WorkOutcome", project_path: Path, out=None) -> int:
+    """How a work's runs ended (``report_run`` for each), what kept a model from running; the exit status."""
+    out = out or sys.stdout
+    status = 0
+    for label, report in zip(outcome.labels, outcome.reports):
+        what = work.heading if len(work.labels) <= 1 else f"{work.heading} ({label})"
+        status = max(status, report_run(report, project_path, what, out=out))
+    for label, reason in outcome.problems.items():
+        out.write(f"{label}: {reason}\n")
+        status = 1
+    return status
 
 
 # ---------------------------------------------------------------------------------------------- reporting

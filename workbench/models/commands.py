@@ -11,11 +11,11 @@ from workbench.cli.common import (
     add_project_argument,
     add_yes_argument,
     confirm,
-    confirm_cost,
+    confirm_work,
     opened,
     print_frame,
     progress_state,
-    report_run,
+    report_outcome,
 )
 from workbench.errors import UserError
 from workbench.models import registry
@@ -255,15 +255,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_continue(args: argparse.Namespace) -> int:
-    from workbench import jobs
-    from workbench.models.usage import estimate_continuation
+    from workbench.work import continue_work
 
     with opened(args.project) as project:
-        run = jobs.get_run(project, args.run)
-        if run["model_id"] is not None and jobs.can_resume(run["kind"]):
-            confirm_cost(registry.get_model(project, int(run["model_id"])),
-                         lambda: estimate_continuation(project, args.run, args.retry_failed), yes=args.yes)
-        what = "Retrying the failed items of" if args.retry_failed else "Continuing"
-        print(f"{what} run {args.run}…", flush=True)
-        report = jobs.resume_run(project, args.run, progress_state(f"Run {args.run}"), retry_failed=args.retry_failed)
-    return report_run(report, args.project, f"Run {args.run}")
+        work = continue_work(project, args.run, args.retry_failed)
+        confirm_work(work, yes=args.yes)
+        print(f"{work.title}…", flush=True)
+        outcome = work.run(progress_state(f"Run {args.run}"))
+        return report_outcome(work, outcome, args.project)

@@ -14,11 +14,11 @@ from workbench.cli.common import (
     add_project_argument,
     add_yes_argument,
     confirm,
-    confirm_cost,
     opened,
     print_frame,
     progress_state,
     report_run,
+    run_work,
 )
 from workbench.errors import UserError
 
@@ -272,30 +272,21 @@ def cmd_passages(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_estimate(project, args: argparse.Namespace, label: str):
-    """What ``cloze run`` will cost, as the Probes page estimates it (every chosen passage, answers as long
-    as allowed)."""
-    from workbench.probes.cloze.passages import select_books
-    from workbench.probes.cloze.plan import ProbePlan, estimate_costs
+def cmd_run(args: argparse.Namespace) -> int:
+    """Planned as on the Probes page (``plan_work``): its cost is every chosen passage, answers as long as allowed."""
+    from workbench.probes.cloze.plan import ProbePlan, plan_work
     from workbench.probes.cloze.run import DEFAULT_MAX_TOKENS
 
-    books = select_books(project, book_ids=args.book, tags=_tags(args.tag) or None, book_set=args.book_set)
-    plan = ProbePlan(models=[label], template=args.template, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS,
-                     book_ids=books)
-    return estimate_costs(project, plan)[0][1]
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    from workbench.models.registry import get_model
-    from workbench.probes.cloze.run import run_cloze
-
-    params = {"max_tokens": args.max_tokens} if args.max_tokens else None
+    plan = ProbePlan(models=[args.model], template=args.template, max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS,
+                     retry_failed=args.retry_failed, chosen=_selection(args))
     with opened(args.project) as project:
-        spec = get_model(project, args.model)
-        confirm_cost(spec, lambda: _run_estimate(project, args, spec.label), yes=args.yes)
-        report = run_cloze(project, args.model, template=args.template, selection=_selection(args), params=params,
-                           state=progress_state(f"Asking {args.model}"), retry_failed=args.retry_failed)
-    return report_run(report, args.project, f"Name cloze on {args.model}")
+        work = plan_work(project, plan, next_step=RETRY_HERE)
+        work.heading = f"Name cloze on {args.model}"
+        return run_work(work, args, progress=f"Asking {args.model}")
+
+
+#: failed items, on the command line (the exact command follows the run's report)
+RETRY_HERE = "ask again for just those with --retry-failed"
 
 
 def cmd_logprob(args: argparse.Namespace) -> int:

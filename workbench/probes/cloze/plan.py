@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate
     from workbench.models.registry import ModelSpec
     from workbench.project import Project
+    from workbench.work import Work
 
 #: run kind -> what it is, in words (the order is the order a chooser lists them)
 KINDS = {
@@ -52,6 +53,8 @@ class ProbePlan:
     retry_failed: bool = False
     #: further generation parameters (e.g. ``min_tokens``), passed to the backend as they are
     extra_params: dict = field(default_factory=dict)
+    #: the passages by tag or book set (the command line's choice), in place of ``book_ids``
+    chosen: Selection | None = None
 
     def check(self) -> None:
         if not self.models:
@@ -66,7 +69,7 @@ class ProbePlan:
             raise UserError("The longest answer must be at least 1 token.")
 
     def selection(self) -> Selection:
-        return Selection(book_ids=self.book_ids)
+        return self.chosen if self.chosen is not None else Selection(book_ids=self.book_ids)
 
     def params(self) -> dict:
         return {"temperature": float(self.temperature), "max_tokens": int(self.max_tokens), **self.extra_params}
@@ -81,6 +84,14 @@ def _specs(project: "Project", plan: ProbePlan) -> list["ModelSpec"]:
 def estimate_costs(project: "Project", plan: ProbePlan) -> list[tuple["ModelSpec", "CostEstimate"]]:
     """Per model: requests, prompt tokens, answer tokens at most, and the most it can cost."""
     from workbench.models.prices import estimate_cost
+
+    prompts = _prompts(project, plan)
+    answer_tokens = int(plan.max_tokens) if plan.kind in GENERATING_KINDS else 0
+    return [(spec, estimate_cost(spec, prompts, answer_tokens, project=project)) for spec in _specs(project, plan)]
+
+
+def _prompts(project: "Project", plan: ProbePlan) -> list[str]:
+    """What each chosen passage's request reads (the template filled in, or the masked text)."""
     from workbench.probes.cloze.mlm import masked_text
     from workbench.probes.cloze.prompting import cloze_prompt
     from workbench.probes.cloze.run import _passages
@@ -91,11 +102,48 @@ def estimate_costs(project: "Project", plan: ProbePlan) -> list[tuple["ModelSpec
     passages = [text for text, _ in _passages(project, ids).values()]
     if plan.kind in TEMPLATED_KINDS:
         template = get_template(project, plan.template, kind="cloze")
-        prompts = [cloze_prompt(template, text) for text in passages]
-    else:
-        prompts = [masked_text(text, "[MASK]") for text in passages]
-    answer_tokens = int(plan.max_tokens) if plan.kind in GENERATING_KINDS else 0
-    return [(spec, estimate_cost(spec, prompts, answer_tokens, project=project)) for spec in _specs(project, plan)]
+        return [cloze_prompt(template, text) for text in passages]
+    return [masked_text(text, "[MASK]") for text in passages]
+
+
+#: what the page says about failed passages (the button that asks again for them)
+RETRY_ON_PAGE = "use 'Retry failed only' to ask again"
+#: what a name-cloze run changes, for the pages that show it
+CHANGES = ("cloze-results",)
+
+
+def plan_work(project: "Project", plan: ProbePlan, *, next_step: str = RETRY_ON_PAGE) -> "Work":
+    """The plan as one ``Work``: its models looked up once, the cost of every chosen passage (answers as long as
+    allowed), the models run one after another (``run_plan``), and its outcome in words."""
+    from workbench.models.prices import estimate_cost
+    from workbench.work import Work, WorkOutcome
+
+    plan.check()
+    specs = _specs(project, plan)
+    by_label = {spec.label: spec for spec in specs}
+    prompts: list[list[str]] = []
+
+    def cost(spec: "ModelSpec") -> "CostEstimate":
+        if not prompts:
+            prompts.append(_prompts(project, plan))
+        answer_tokens = int(plan.max_tokens) if plan.kind in GENERATING_KINDS else 0
+        return estimate_cost(spec, prompts[0], answer_tokens, project=project)
+
+    def perform(state: TaskState) -> WorkOutcome:
+        result = run_plan(project, plan, state, specs=by_label)
+        return WorkOutcome(reports=result.reports, labels=result.labels, problems=result.problems,
+                           cancelled=result.cancelled, value=result)
+
+    what = KIND_TITLES.get(plan.kind, "Name cloze")
+    title = f"{what} on {', '.join(plan.models)}"
+    if plan.retry_failed:
+        title = f"Retrying failed answers: {title[0].lower()}{title[1:]}"
+    return Work(project, title, specs, perform, cost=cost, changes=CHANGES, retry_failed=plan.retry_failed,
+                unit="passages", next_step=next_step)
+
+
+#: run kind -> the title of a work of that kind
+KIND_TITLES = {CLOZE_KIND: "Name cloze", MLM_KIND: "Masked-LM baseline", LOGPROB_KIND: "Log-probabilities"}
 
 
 def prompt_preview(project: "Project", plan: ProbePlan) -> str | None:
@@ -159,7 +207,7 @@ class ModelStarted:
     label: str
 
 
-def run_one(project: "Project", plan: ProbePlan, label: str, state: TaskState) -> "JobReport":
+def run_one(project: "Project", plan: ProbePlan, label: "str | ModelSpec", state: TaskState) -> "JobReport":
     from workbench.probes.cloze.mlm import run_mlm
     from workbench.probes.cloze.run import run_cloze, run_logprob
 
@@ -174,8 +222,10 @@ def run_one(project: "Project", plan: ProbePlan, label: str, state: TaskState) -
 
 
 def run_plan(project: "Project", plan: ProbePlan, state: TaskState | None = None,
-             on_model: Callable[[ModelStarted], None] | None = None) -> PlanResult:
-    """Run every model of the plan in turn; a cancel stops after the batch in flight (all kept)."""
+             on_model: Callable[[ModelStarted], None] | None = None,
+             specs: "dict[str, ModelSpec] | None" = None) -> PlanResult:
+    """Run every model of the plan in turn; a cancel stops after the batch in flight (all kept). ``specs``:
+    the models already looked up, by label."""
     state = state or TaskState()
     plan.check()
     plan.selection().passage_ids(project)  # a plain message now if there is nothing to run on
@@ -188,7 +238,7 @@ def run_plan(project: "Project", plan: ProbePlan, state: TaskState | None = None
         if on_model:
             on_model(started)
         try:
-            report = run_one(project, plan, label, state)
+            report = run_one(project, plan, (specs or {}).get(label, label), state)
         except UserError as exc:
             result.problems[label] = str(exc)
             continue

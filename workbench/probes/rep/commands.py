@@ -9,11 +9,12 @@ from workbench.cli.common import (
     add_format_argument,
     add_project_argument,
     add_yes_argument,
-    confirm_cost,
+    confirm_work,
     opened,
     print_frame,
     progress_state,
     report_run,
+    run_work,
 )
 
 
@@ -162,33 +163,23 @@ def cmd_export_set(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench.models.registry import get_model
-    from workbench.probes.rep.run import estimate_sampling_cost, run_rep
+    from workbench.probes.rep.plans import rep_work
 
     with opened(args.project) as project:
-        settings = _settings(args)
-        confirm_cost(get_model(project, args.model),
-                     lambda: estimate_sampling_cost(project, args.model, args.demographic, settings), yes=args.yes)
-        report = run_rep(project, args.model, args.demographic, settings, progress_state("REP"),
-                         retry_failed=args.retry_failed)
-    return report_run(report, args.project, f"REP prompts on {args.model}")
+        work = rep_work(project, [args.model], args.demographic, _settings(args), retry_failed=args.retry_failed)
+        return run_work(work, args, progress="REP")
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from workbench.models.registry import get_model
     from workbench.probes.rep.classify import LEXICAL, classified_responses, judge_classifier
-    from workbench.probes.rep.judge import estimate_judge_cost, run_judge
+    from workbench.probes.rep.plans import judge_work
 
     status = 0
     with opened(args.project) as project:
         if args.judge:
-            confirm_cost(get_model(project, args.judge),
-                         lambda: estimate_judge_cost(project, args.judge, args.demographic, max_tokens=args.max_tokens),
-                         yes=args.yes)
-            reports = run_judge(project, args.judge, args.demographic, progress_state("Judge"),
-                                max_tokens=args.max_tokens, retry_failed=args.retry_failed)
-            for report in reports:
-                status = max(status, report_run(report, args.project, f"Judge {args.judge}"))
+            work = judge_work(project, args.judge, args.demographic, max_tokens=args.max_tokens,
+                              retry_failed=args.retry_failed)
+            status = run_work(work, args, progress="Judge")
         classifier = judge_classifier(args.judge) if args.judge else LEXICAL
         frame = classified_responses(project, classifier, demographics=args.demographic)
         summary = (frame.groupby(["model", "demographic", "outcome"]).size().unstack(fill_value=0).reset_index()
@@ -241,20 +232,16 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_entities(args: argparse.Namespace) -> int:
-    from workbench.models.registry import get_model
-    from workbench.probes.rep.entities import compare_stages, overlap_per_response, overlap_summary, run_eep
-    from workbench.probes.rep.run import estimate_sampling_cost
+    from workbench.probes.rep.entities import compare_stages, overlap_per_response, overlap_summary
+    from workbench.probes.rep.plans import eep_work
 
     with opened(args.project) as project:
-        settings = _settings(args)
-        for model in args.model:
-            confirm_cost(get_model(project, model),
-                         lambda model=model: estimate_sampling_cost(project, model, ["eep"], settings, kind="eep"),
-                         yes=args.yes)
+        work = eep_work(project, args.model, _settings(args))
+        confirm_work(work, yes=args.yes)
+        outcome = work.run(progress_state("EEP"))
         status = 0
-        for model in args.model:
-            report = run_eep(project, model, settings, state=progress_state(f"EEP {model}"))
-            if report.status != "done" or report.failed_total:
+        for model, report in zip(outcome.labels, outcome.reports):  # said only where a run did not end well
+            if report.status != "done" or report.failed_total:  # (the table follows, maybe as CSV)
                 status = report_run(report, args.project, f"Entity eliciting prompts on {model}")
             if report.status != "done":
                 return status

@@ -38,6 +38,7 @@ from workbench.runs import runs
 if TYPE_CHECKING:
     from spacy.language import Language
 
+    from workbench.models.spec import ModelSpec
     from workbench.project import Project
 
 NAMED_TYPES = ("PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE")
@@ -127,13 +128,13 @@ def book_entities(project: "Project", book_ids: Sequence[int], nlp: "Language", 
 
 
 # ---------------------------------------------------------------------------------------------- runs
-def run_eep(project: "Project", model: str, settings: SamplingSettings = EEP_DEFAULTS, *, set_name: str = "eep",
+def run_eep(project: "Project", model: "str | ModelSpec", settings: SamplingSettings = EEP_DEFAULTS, *, set_name: str = "eep",
             state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
     """Sample every stem of the EEP set ``settings.samples`` times from ``model``; resumable."""
-    from workbench.models.registry import get_model
+    from workbench.models.registry import runnable_model
 
     settings.check()
-    spec = get_model(project, model)
+    spec = runnable_model(project, model)
     sets = choose_sets(project, [set_name], kind="eep")
     run_id = sampling_run(project, EEP_KIND, spec.id, sets, settings)
     return continue_run(project, run_id, state, retry_failed=retry_failed)

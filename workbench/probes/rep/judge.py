@@ -25,6 +25,7 @@ from workbench.runs import Run, run_ids, runs
 
 if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate
+    from workbench.models.spec import ModelSpec
     from workbench.probes.rep.setfile import RepSet
     from workbench.project import Project
 
@@ -90,13 +91,13 @@ def judge_set(project: "Project", backend: Backend, model_id: int, stored: Store
     return jobs.run_job(project, run_id, units, generation_process(backend, build), state, retry_failed=retry_failed)
 
 
-def run_judge(project: "Project", judge: str, demographics: Sequence[str] | None = None,
+def run_judge(project: "Project", judge: "str | ModelSpec", demographics: Sequence[str] | None = None,
               state: TaskState | None = None, *, max_tokens: int = DEFAULT_MAX_TOKENS,
               retry_failed: bool = False) -> list[JobReport]:
     """Label every REP completion (of ``demographics``, or all) with the model called ``judge``."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.registry import open_backend, runnable_model
 
-    spec = get_model(project, judge)
+    spec = runnable_model(project, judge)
     sets = sets_in_use(project, demographics)
     if not sets:
         raise UserError("There are no REP completions to classify yet. Run the REP prompts on a model first.")
@@ -110,13 +111,13 @@ def run_judge(project: "Project", judge: str, demographics: Sequence[str] | None
     return reports
 
 
-def estimate_judge_cost(project: "Project", judge: str, demographics: Sequence[str] | None = None, *,
+def estimate_judge_cost(project: "Project", judge: "str | ModelSpec", demographics: Sequence[str] | None = None, *,
                         max_tokens: int = DEFAULT_MAX_TOKENS) -> "CostEstimate":
     """Requests, tokens and the most judging costs: one call per completion this judge has not labelled yet."""
     from workbench.models.prices import estimate_cost
-    from workbench.models.registry import get_model
+    from workbench.models.registry import runnable_model
 
-    spec = get_model(project, judge)
+    spec = runnable_model(project, judge)
     judged = {item for item, in project.db.execute(
         "SELECT x.item_id FROM responses x WHERE x.run_id IN (SELECT value FROM json_each(?)) AND x.status = 'ok'",
         [json.dumps(run_ids(project, KIND, model_id=spec.id))])}

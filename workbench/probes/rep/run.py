@@ -23,6 +23,7 @@ from workbench.runs import Run, get_run
 
 if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate
+    from workbench.models.spec import ModelSpec
     from workbench.project import Project
 
 KIND = REP_KIND
@@ -130,33 +131,33 @@ def sampling_prompts(sets: Sequence[StoredSet], chat: bool) -> list[str]:
     return texts
 
 
-def estimate_sampling_cost(project: "Project", model: str, demographics: Sequence[str] | None = None,
+def estimate_sampling_cost(project: "Project", model: "str | ModelSpec", demographics: Sequence[str] | None = None,
                            settings: SamplingSettings = SamplingSettings(), kind: str = KIND) -> "CostEstimate":
     """Requests, tokens and the most a REP (or, ``kind='eep'``, EEP) run of ``model`` can cost: every stem
     ``settings.samples`` times, each answer as long as allowed (completions already made are counted too)."""
     from workbench.models.prices import estimate_cost
-    from workbench.models.registry import get_model
+    from workbench.models.registry import runnable_model
 
     settings.check()
-    spec = get_model(project, model)
+    spec = runnable_model(project, model)
     sets = choose_sets(project, demographics, kind)
     chat = spec.params.get("chat", True) is not False  # API models are chat models unless set otherwise
     return estimate_cost(spec, sampling_prompts(sets, chat), settings.max_tokens, samples=settings.samples,
                          project=project)
 
 
-def start_rep_run(project: "Project", model: str, demographics: Sequence[str] | None = None,
+def start_rep_run(project: "Project", model: "str | ModelSpec", demographics: Sequence[str] | None = None,
                   settings: SamplingSettings = SamplingSettings()) -> int:
     """Find or create the run for ``model`` and these sets and settings; returns its id."""
-    from workbench.models.registry import get_model
+    from workbench.models.registry import runnable_model
 
     settings.check()
-    spec = get_model(project, model)
+    spec = runnable_model(project, model)
     sets = choose_sets(project, demographics)
     return sampling_run(project, KIND, spec.id, sets, settings)
 
 
-def run_rep(project: "Project", model: str, demographics: Sequence[str] | None = None,
+def run_rep(project: "Project", model: "str | ModelSpec", demographics: Sequence[str] | None = None,
             settings: SamplingSettings = SamplingSettings(), state: TaskState | None = None, *,
             retry_failed: bool = False) -> JobReport:
     """Sample every role stem ``settings.samples`` times from ``model``; resumable."""
