@@ -59,6 +59,13 @@ def human_label(annotator: str | None = None) -> str:
     return f"human: {annotator}" if annotator else HUMANS
 
 
+def passage_counts(project: "Project") -> dict[int, int]:
+    """How many name-cloze passages each book has (books without any are not here): the books a human task can
+    be made of."""
+    rows = project.db.execute("SELECT book_id, COUNT(*) FROM cloze_passages GROUP BY book_id ORDER BY book_id")
+    return {int(book): int(n) for book, n in rows.fetchall()}
+
+
 def task_passages(project: "Project", book_ids: Sequence[int] | None = None, *, per_book: int | None = None,
                   seed: int = 0) -> list[dict]:
     """The passages a human task is made of: every stored passage of the books (all books with passages when
