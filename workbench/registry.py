@@ -11,6 +11,9 @@ modules that bring
   kind's string, typed config, how its runs are continued, its words for the Jobs page and the methods text);
 - ``methods``: its paragraph and facts for the methods text (modules that call
   ``export.methods.register_methods`` when imported);
+- ``answer_marks``: how annotators' answers of an annotation kind it owns are marked right or wrong (modules
+  that call ``annotation.agreement.register_answer_marks`` when imported: the name cloze marks typed names with
+  its scorer, so that annotation's agreement table can compare annotators without importing the probe);
 - ``evidence``: its evidence of exposure for the exposure report (modules that call
   ``export.evidence.register_evidence`` when imported);
 - ``pages``: the GUI pages that show it, as ``"ui.module:Class"`` (``ui/`` reads them; the core never
@@ -65,6 +68,7 @@ class Part:
     run_kinds: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()
+    answer_marks: tuple[str, ...] = ()
     pages: tuple[PageSpec, ...] = ()
     migrations: str = ""
 
@@ -74,7 +78,8 @@ def parts() -> list[Part]:
 
 
 def modules(kind: str) -> list[str]:
-    """Every module of ``kind`` ('commands', 'exports', 'run_kinds', 'methods', 'evidence'), in part order."""
+    """Every module of ``kind`` ('commands', 'exports', 'run_kinds', 'methods', 'evidence',
+    'answer_marks'), in part order."""
     return [module for part in parts() for module in getattr(part, kind)]
 
 

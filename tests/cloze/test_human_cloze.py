@@ -9,7 +9,7 @@ import io
 import pytest
 
 from tests.fixtures.cloze_books import write_gpt4books
-from workbench.annotation.agreement import agreement_table, why_no_agreement
+from workbench.annotation.agreement import agreement_table
 from workbench.annotation.items import add_book_passages
 from workbench.annotation.session import open_session
 from workbench.cli import main
@@ -144,12 +144,12 @@ def test_the_human_column_in_the_table_and_its_csv(cloze, capsys):
     rows = {r["book"]: r for r in csv.DictReader(io.StringIO(captured.out))}
     assert float(rows[TITLE]["accuracy: humans"]) == pytest.approx(k / n)
     assert rows[TITLE]["passages: humans"] == "4" and rows["other-book"]["passages: humans"] == ""
-    assert "rests on 4 answers" in captured.err  # humans answered a subset, and the note says so
+    assert "rests on 4 passages" in captured.err  # humans answered a subset, and the note says so
     assert main(["cloze", "table", path, "--model", "gpt", "--annotator", "ann", "--format", "csv"]) == 0
     assert "accuracy: human: ann" in capsys.readouterr().out
     assert main(["cloze", "frequent-name", path, "--humans", "--format", "csv"]) == 0
     rows = {r["book"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
-    assert rows["all books"]["human_answers"] == "4"
+    assert rows["all books"]["human_passages"] == "4"
     assert float(rows[TITLE]["human_accuracy"]) == pytest.approx(k / n)
     assert main(["cloze", "humans", path, "--format", "csv"]) == 0
     rows = {r["who"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
@@ -184,15 +184,15 @@ def test_the_commands_make_the_task_and_export_the_answers(cloze, tmp_path, caps
     assert TITLE not in out.read_text(encoding="utf-8")  # the answers file names no book
 
 
-def test_a_name_cloze_task_has_no_other_items_and_no_unscored_agreement(cloze):
+def test_a_name_cloze_task_has_no_other_items_and_agreement_on_scored_marks(cloze):
     project, ids = cloze
     create_human_task(project, "people", [ids["secret-book"]])
     with pytest.raises(UserError, match="cloze human-task"):
         add_book_passages(project, "people", [ids["secret-book"]])
     _answer_all(project, "people", "ann", "Darcy")
     _answer_all(project, "people", "bo", "darcy")
-    assert agreement_table(project, "people").empty  # no exact-string accuracy here: the probe scores names
-    assert "palimpsest cloze humans" in why_no_agreement(project, "people")
+    table = agreement_table(project, "people").set_index("statistic")  # "Darcy" and "darcy": the same mark
+    assert table.loc["Percent agreement (right or wrong)", "value"] == 1.0
     with pytest.raises(UserError, match="Type the name"):
         session = open_session(project, "people", "cy")
         session.answer("   ")

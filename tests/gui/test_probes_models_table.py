@@ -68,7 +68,7 @@ def test_the_tab_shows_models_side_by_side_with_people_and_the_baseline(qtbot, s
     assert shown["Alpha"][people] == "100%" and shown["Alpha"][people + 1] == "4"
     assert shown["Alpha"][people + 2].startswith("51%")  # Wilson 95% for 4 of 4: 51% - 100%
     assert shown["Beta"][people] == ""  # people never saw it
-    assert "rests on 4 answers" in tab.note.text()
+    assert "rests on 4 passages" in tab.note.text()
     assert tab.baseline.rowCount() == 4 and rows(tab.baseline)[0][0] == "all books"
 
     tab.top.setValue(1)

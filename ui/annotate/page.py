@@ -373,7 +373,7 @@ class AnnotatePage(Page):
         """Open the New task dialog (modal, not blocking); the task it creates becomes the chosen one."""
         if self.require_project() is None or self.session is not None:
             return None
-        dialog = NewTaskDialog(self.project, self)
+        dialog = NewTaskDialog(self.project, self, ops=self.ops)
         dialog.accepted.connect(lambda: self._task_created(dialog.task))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()

@@ -377,6 +377,13 @@ class SessionView(QWidget):
         self.body.show_item(view)
         if not isinstance(self.body, (NarrativeTimeBody, NameClozeBody)):
             self.body.setFocus()
+        self._settle()
+
+    def _settle(self) -> None:
+        """Lay the screen out for the new texts now, not on a later turn of the event loop: the heading was laid
+        out while empty (the first item, or a screen just switched to), so until then "Item n of N" and the
+        progress were drawn squeezed to a few pixels (and a picture of the window taken then showed them so)."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
 
     # ------------------------------------------------------------------ actions
     def trigger(self, action: str) -> None:

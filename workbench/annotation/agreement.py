@@ -15,6 +15,12 @@
 - Accuracy against the truth, per annotator and overall, with a 95% Wilson interval (``statsmodels``,
   through ``workbench.analysis.intervals``):
   summary validity (did they pick the true summary) and label tasks whose items carry a gold label.
+- Name cloze: annotators type names, which annotation does not judge. The probe that owns the kind registers
+  how an answer is marked right or wrong (``register_answer_marks``; the name cloze uses the scorer of the
+  models' answers), and agreement is on those marks: Krippendorff's alpha (nominal, right/wrong) with its
+  bootstrap interval, Cohen's or Fleiss' kappa as above, the raw share of passages answered by two or more
+  annotators on which all of them agree (right or wrong alike), with its Wilson interval over those passages
+  and their number, and each annotator's accuracy. Two people typing different wrong names agree (both wrong).
 
 Every statistic comes with the number of items and annotators it used. A statistic that cannot be
 computed (too few items, only one value) is reported as missing with a note, never as zero.
@@ -24,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -43,6 +49,25 @@ NUMERIC_COLUMNS = ["value", "ci_low", "ci_high", "p_value"]
 BOOTSTRAP_DRAWS = 1_000
 # fewer defined draws than this share of all draws: the interval is not reported
 MIN_DEFINED_SHARE = 0.5
+
+
+#: annotation kind -> how its answers are marked right or wrong: ``(project, task) -> DataFrame`` of annotator,
+#: item_id and correct (bool), one row per answer; registered by the part that owns the kind (``answer_marks``)
+_ANSWER_MARKS: dict[str, Callable[["Project", Task], pd.DataFrame]] = {}
+
+
+def register_answer_marks(kind: str, marks: Callable[["Project", Task], pd.DataFrame]) -> None:
+    """Say how the answers of an annotation ``kind`` are marked right or wrong (see ``_ANSWER_MARKS``)."""
+    _ANSWER_MARKS[kind] = marks
+
+
+def answer_marks(kind: str) -> Callable[["Project", Task], pd.DataFrame]:
+    """The registered marking of ``kind`` (the parts' ``answer_marks`` modules are loaded the first time)."""
+    if kind not in _ANSWER_MARKS:
+        from workbench import registry
+
+        registry.load("answer_marks")
+    return _ANSWER_MARKS[kind]
 
 
 def _row(statistic: str, value: float | None, items: int, annotators: int, *, ci: tuple[float, float] | None = None,
@@ -223,6 +248,35 @@ def _nominal_rows(answers: pd.DataFrame, categories: list[str], draws: int, seed
     return rows
 
 
+def percent_agreement(matrix: pd.DataFrame) -> tuple[int, int]:
+    """Of the items (columns) answered by two or more annotators, how many, and on how many all gave one value."""
+    shared = matrix.loc[:, matrix.notna().sum(axis=0) >= 2]
+    agreed = int((shared.nunique(axis=0, dropna=True) == 1).sum())
+    return agreed, shared.shape[1]
+
+
+def _marked_rows(marks: pd.DataFrame, draws: int, seed: int | str) -> list[dict[str, Any]]:
+    """Agreement on right/wrong marks (``marks``: annotator, item_id, correct): alpha, kappa, the raw share of
+    shared items on which everyone agrees, and each annotator's accuracy."""
+    if marks.empty:
+        return []
+    coded = marks.assign(value=np.where(marks["correct"].astype(bool), "right", "wrong"))
+    rows = _nominal_rows(coded, ["right", "wrong"], draws, seed)
+    rows[0]["statistic"] = "Krippendorff's alpha (nominal, right or wrong)"
+    matrix = reliability_matrix(coded.assign(code=coded["correct"].astype(float)), "code")
+    agreed, shared = percent_agreement(matrix)
+    if shared:
+        rows.insert(1, _row("Percent agreement (right or wrong)", agreed / shared, shared, matrix.shape[0],
+                            ci=wilson_interval(agreed, shared),
+                            note=f"all annotators agree on {agreed} of the {shared} passages answered by two or more "
+                                 "(Wilson interval over passages)"))
+    else:
+        rows.insert(1, _row("Percent agreement (right or wrong)", None, 0, matrix.shape[0],
+                            note="needs at least one passage answered by two annotators"))
+    accuracy = [r for r in _accuracy_rows(coded, "the hidden name") if not r["statistic"].endswith("all annotators")]
+    return rows + accuracy
+
+
 def _narrative_time_rows(answers: pd.DataFrame, draws: int, seed: int | str) -> list[dict[str, Any]]:
     logged = answers.assign(log_minutes=np.log(answers["minutes"].astype(float)))
     matrix = reliability_matrix(logged, "log_minutes")
@@ -266,8 +320,10 @@ def agreement_table(project: "Project", task: "Task | str | int", *, draws: int 
     seed = task.seed if seed is None else seed
     answers = annotations_frame(project, task, answered_only=True)
     rows: list[dict[str, Any]] = []
-    if answers.empty or task.kind == NAME_CLOZE:  # typed names are scored by the name-cloze probe (why_no_agreement)
+    if answers.empty:
         return _frame(rows)
+    if task.kind == NAME_CLOZE:
+        return _frame(_marked_rows(answer_marks(task.kind)(project, task), draws, seed))
     if task.kind == NARRATIVE_TIME:
         rows += _narrative_time_rows(answers, draws, seed)
     else:
@@ -284,9 +340,6 @@ def agreement_table(project: "Project", task: "Task | str | int", *, draws: int 
 def why_no_agreement(project: "Project", task: "Task | str | int") -> str:
     """Why ``agreement_table`` has no rows for the task, and what it needs."""
     task = get_task(project, task)
-    if task.kind == NAME_CLOZE:
-        return (f"'{task.name}' is a name-cloze task: its typed names are scored as a model's answers are, by the "
-                "name-cloze probe (palimpsest cloze humans, or palimpsest cloze table with --humans).")
     answers = annotations_frame(project, task, answered_only=True)
     if answers.empty:
         return (f"No one has answered the items of '{task.name}' yet. Agreement needs at least two annotators who "

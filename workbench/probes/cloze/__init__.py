@@ -40,6 +40,7 @@ PART = Part(
     run_kinds=("workbench.probes.cloze.kinds",),
     methods=("workbench.probes.cloze.methods",),
     evidence=("workbench.probes.cloze.evidence",),
+    answer_marks=("workbench.probes.cloze.human",),
     migrations="workbench.probes.cloze.migrations",
     pages=(
         PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),

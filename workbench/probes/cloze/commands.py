@@ -148,6 +148,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--task", metavar="NAME", help="only this name-cloze annotation task (default: all of them)")
     p.add_argument("--annotator", metavar="NAME", help="only this annotator's answers (default: everyone's)")
     p.add_argument("--answers", action="store_true", help="list every human answer with its gold name and score")
+    p.add_argument("--each-annotator", action="store_true",
+                   help="add a row for each annotator (on the passages they answered) below the pooled row")
+    p.add_argument("--per-answer", action="store_true",
+                   help="count every answer as a unit (by default several people's answers to one passage are "
+                        "pooled into one mark by majority, so that the interval is over passages)")
     add_format_argument(p)
     p.set_defaults(handler=cmd_humans)
 
@@ -354,6 +359,9 @@ def _human_arguments(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--humans", action="store_true", help=what)
     p.add_argument("--annotator", metavar="NAME", help="with --humans: only this annotator's answers")
     p.add_argument("--task", metavar="NAME", help="with --humans: only this name-cloze annotation task")
+    p.add_argument("--per-answer", action="store_true",
+                   help="with --humans: count every answer as a unit (by default several people's answers to one "
+                        "passage are pooled into one mark by majority, so that the interval is over passages)")
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -361,8 +369,15 @@ def cmd_table(args: argparse.Namespace) -> int:
 
     with opened(args.project) as project:
         frame = models_table(project, args.model, top=args.top, year_from=args.year_from, year_to=args.year_to,
-                             humans=args.humans, annotator=args.annotator, task=args.task)
-        note = models_table_note(project, frame, year_from=args.year_from, year_to=args.year_to)
+                             humans=args.humans, annotator=args.annotator, task=args.task,
+                             per_answer=args.per_answer)
+        note = models_table_note(project, frame, year_from=args.year_from, year_to=args.year_to,
+                                 per_answer=args.per_answer)
+        if args.humans or args.annotator:
+            from workbench.probes.cloze.human import human_answers, pooling_note
+
+            pooling = pooling_note(human_answers(project, args.task, annotator=args.annotator), args.per_answer)
+            note = " ".join(n for n in (note, f"People: {pooling}." if pooling else "") if n)
     print_frame(frame, args.format, empty="No book has results for these models (within these years).")
     if note:
         print(note, file=sys.stderr)
@@ -375,9 +390,13 @@ def cmd_frequent_name(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
         frame = frequent_name_baseline(project, construction="pooled" if args.pooled else "leave-book-out")
         if args.humans or args.annotator:
-            from workbench.probes.cloze.human import baseline_with_humans
+            from workbench.probes.cloze.human import baseline_with_humans, human_answers, pooling_note
 
-            frame = baseline_with_humans(project, frame, args.task, annotator=args.annotator)
+            frame = baseline_with_humans(project, frame, args.task, annotator=args.annotator,
+                                         per_answer=args.per_answer)
+            pooling = pooling_note(human_answers(project, args.task, annotator=args.annotator), args.per_answer)
+            if pooling:
+                print(f"People: {pooling}.", file=sys.stderr)
     print_frame(frame, args.format)
     return 0
 
@@ -404,8 +423,12 @@ def cmd_humans(args: argparse.Namespace) -> int:
             frame = human_answers(project, args.task, annotator=args.annotator)
             print_frame(frame, args.format, empty=no_answers_message(project, args.task, args.annotator))
             return 0
-        frame = humans_vs_models(project, args.model or model_labels(project), args.task, annotator=args.annotator)
+        frame = humans_vs_models(project, args.model or model_labels(project), args.task, annotator=args.annotator,
+                                 per_answer=args.per_answer, each_annotator=args.each_annotator)
     print_frame(frame, args.format)
+    people = frame.loc[frame["kind"] == "people", "note"]
+    if args.format == "table" and len(people):  # the pooling rule and counts, readable under the table
+        print(f"People: {people.iloc[0]}.", file=sys.stderr)
     return 0
 
 

@@ -11,11 +11,17 @@ exact match otherwise: "Mr. Darcy" is not "Darcy"). There is no second scorer to
 
 **What counts.** An answer (a typed name) is scored; "don't know" is an answer with an empty value and scores
 as wrong, as a model's empty answer does; a skipped or unanswered passage is not scored (like a failed model
-call, it is outside the denominator). Accuracy = correct / answers. Pooled over several annotators
-(``humans``), every answer is a unit, so a passage two people answered counts twice; the 95% interval is
-Wilson's (statsmodels) and treats answers as independent, as the models' per-book intervals treat passages.
-People usually answer a sample of a book's passages, so their ``passages`` count is smaller than a model's:
-``humans_vs_models`` compares everyone on exactly the passages the people answered.
+call, it is outside the denominator). People usually answer a sample of a book's passages, so their count is
+smaller than a model's: ``humans_vs_models`` compares everyone on exactly the passages the people answered.
+
+**Pooling several annotators.** The unit of the pooled accuracy is the passage, as it is for a model: by
+default (``per_answer=False``) the answers to one passage are first reduced to one mark by ``MAJORITY_RULE``
+(right when more than half of the people who answered it got it right; an even split counts as wrong, and the
+note gives the accuracy with even splits counted right, so that the choice's effect is visible). Accuracy =
+passages right / passages answered, with a 95% Wilson interval (statsmodels) over passages. Counting every
+answer as a unit (``per_answer=True``, ``--per-answer``) would treat two people's answers to the same passage
+as independent evidence, which they are not (they share the passage's difficulty): its interval is then too
+narrow, and the note says so. One annotator's rows (``annotator``, ``each_annotator``) are the same either way.
 """
 
 from __future__ import annotations
@@ -40,11 +46,24 @@ BASELINE = "most frequent name"
 ANSWER_COLUMNS = ["task", "annotator", "item_id", "passage_id", "book_id", "book", "gold", "answer", "dont_know",
                   "parsed", "correct", "seconds", "flagged", "comment"]
 COMPARISON_COLUMNS = ["who", "kind", "passages", "correct", "accuracy", "ci_low", "ci_high", "note"]
+PASSAGE_COLUMNS = ["passage_id", "book_id", "gold", "answers", "right", "correct", "even_split"]
+#: how the answers of several people to one passage become one mark (``by_passage``), in words
+MAJORITY_RULE = ("a passage counts as right when more than half of the people who answered it got it right; an even "
+                 "split (say one right, one wrong) counts as wrong")
+PER_ANSWER_WARNING = ("every answer counted as a unit: a passage answered by several people counts once per answer, so "
+                      "the interval, which treats answers as independent, is too narrow")
 
 
 def human_label(annotator: str | None = None) -> str:
     """The column name people's answers go under: ``human: NAME`` for one annotator, ``humans`` for all."""
     return f"human: {annotator}" if annotator else HUMANS
+
+
+def passage_counts(project: "Project") -> dict[int, int]:
+    """How many name-cloze passages each book has (books without any are not here): the books a human task can
+    be made of."""
+    rows = project.db.execute("SELECT book_id, COUNT(*) FROM cloze_passages GROUP BY book_id ORDER BY book_id")
+    return {int(book): int(n) for book, n in rows.fetchall()}
 
 
 def task_passages(project: "Project", book_ids: Sequence[int] | None = None, *, per_book: int | None = None,
@@ -141,6 +160,24 @@ def human_answers(project: "Project", task: "Task | str | int | None" = None, *,
     return frame[ANSWER_COLUMNS].reset_index(drop=True)
 
 
+def by_passage(answers: pd.DataFrame) -> pd.DataFrame:
+    """One row per passage answered (columns ``PASSAGE_COLUMNS``): how many answers it has, how many are right,
+    and its one mark by ``MAJORITY_RULE`` (``correct``); ``even_split`` marks passages split half and half."""
+    if answers.empty:
+        return pd.DataFrame(columns=PASSAGE_COLUMNS)
+    grouped = answers.groupby("passage_id", sort=True).agg(
+        book_id=("book_id", "first"), gold=("gold", "first"), answers=("correct", "size"),
+        right=("correct", "sum")).reset_index()
+    grouped["correct"] = 2 * grouped["right"] > grouped["answers"]
+    grouped["even_split"] = 2 * grouped["right"] == grouped["answers"]
+    return grouped[PASSAGE_COLUMNS]
+
+
+def _units(answers: pd.DataFrame, per_answer: bool) -> pd.DataFrame:
+    """What is counted: every answer (``per_answer``) or every passage, marked by the majority rule."""
+    return answers if per_answer else by_passage(answers)
+
+
 def _counts(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     grouped = frame.groupby(keys, sort=True)["correct"].agg(n="size", correct="sum").reset_index()
     n, k = grouped["n"].to_numpy(), grouped["correct"].to_numpy()
@@ -149,13 +186,30 @@ def _counts(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return grouped
 
 
+def pooling_note(answers: pd.DataFrame, per_answer: bool = False) -> str:
+    """How the people's answers were pooled, in a sentence (empty where each passage has one answer)."""
+    if answers.empty or not answers.duplicated("passage_id").any():
+        return ""
+    if per_answer:
+        return PER_ANSWER_WARNING + "; pool by passage (the default) for an interval over passages."
+    passages = by_passage(answers)
+    split = int(passages["even_split"].sum())
+    text = f"answers pooled by passage: {MAJORITY_RULE}"
+    if split:
+        right = int(passages["correct"].sum())
+        text += (f"; {split:,} passage(s) split evenly (accuracy {right / len(passages):.1%}; "
+                 f"{(right + split) / len(passages):.1%} if they counted as right)")
+    return text
+
+
 def human_book_accuracy(project: "Project", task: "Task | str | int | None" = None, *,
-                        annotator: str | None = None) -> pd.DataFrame:
-    """Per book: answers (``n``), correct, accuracy and its 95% Wilson interval, over every annotator (or one)."""
+                        annotator: str | None = None, per_answer: bool = False) -> pd.DataFrame:
+    """Per book: passages answered (``n``; answers with ``per_answer``), correct, accuracy and its 95% Wilson
+    interval, over every annotator (pooled by passage: ``MAJORITY_RULE``) or one."""
     answers = human_answers(project, task, annotator=annotator)
     if answers.empty:
         return pd.DataFrame(columns=["book_id", "n", "correct", "accuracy", "ci_low", "ci_high"])
-    return _counts(answers, ["book_id"])
+    return _counts(_units(answers, per_answer), ["book_id"])
 
 
 def no_answers_message(project: "Project", task: "Task | str | int | None" = None, annotator: str | None = None) -> str:
@@ -168,10 +222,14 @@ def no_answers_message(project: "Project", task: "Task | str | int | None" = Non
 
 
 def humans_vs_models(project: "Project", models: Sequence[str] = (), task: "Task | str | int | None" = None, *,
-                     annotator: str | None = None) -> pd.DataFrame:
+                     annotator: str | None = None, per_answer: bool = False,
+                     each_annotator: bool = False) -> pd.DataFrame:
     """People, each model and the most-frequent-name baseline on the same passages: those the people answered.
 
-    One row each (columns ``COMPARISON_COLUMNS``): answers scored, correct, accuracy, 95% Wilson interval. A
+    One row each (columns ``COMPARISON_COLUMNS``): passages scored, correct, accuracy, 95% Wilson interval. The
+    people's row pools their answers by passage (``MAJORITY_RULE``; every answer with ``per_answer``, which the
+    note warns about); ``each_annotator`` adds a row per annotator (kind ``person``) on the passages they
+    answered, so the people are also shown one by one. A
     model is scored on the human-answered passages it has an answer for (the note says when that is fewer);
     the baseline's name for each book is chosen from the other books' passages (``baselines``)."""
     from workbench.probes.cloze.analysis import passage_results
@@ -184,9 +242,17 @@ def humans_vs_models(project: "Project", models: Sequence[str] = (), task: "Task
     ids = set(int(p) for p in passages["passage_id"].dropna())
     label = human_label(annotator)
     people = answers["annotator"].nunique()
-    rows = [{"who": label, "kind": "people", "passages": len(answers), "correct": int(answers["correct"].sum()),
-             "note": f"{len(answers):,} answers by {people} annotator(s) to {len(ids):,} passages of "
-                     f"{passages['book_id'].nunique()} book(s); \"don't know\" counts as wrong"}]
+    units = _units(answers, per_answer)
+    note = (f"{len(answers):,} answers by {people} annotator(s) to {len(ids):,} passages of "
+            f"{passages['book_id'].nunique()} book(s); \"don't know\" counts as wrong; skipped passages are left out")
+    pooling = pooling_note(answers, per_answer)
+    rows = [{"who": label, "kind": "people", "passages": len(units), "correct": int(units["correct"].sum()),
+             "note": f"{note}; {pooling}" if pooling else note}]
+    if each_annotator and people > 1:
+        for name, own in answers.groupby("annotator", sort=True):
+            mine = _units(own, per_answer)
+            rows.append({"who": human_label(str(name)), "kind": "person", "passages": len(mine),
+                         "correct": int(mine["correct"].sum()), "note": f"{len(mine):,} of the passages answered"})
     for model in dict.fromkeys(m for m in models if m):
         results = passage_results(project, model)
         kinds = sorted(results["kind"].unique())
@@ -209,24 +275,73 @@ def humans_vs_models(project: "Project", models: Sequence[str] = (), task: "Task
 
 
 def baseline_with_humans(project: "Project", baseline: pd.DataFrame, task: "Task | str | int | None" = None, *,
-                         annotator: str | None = None) -> pd.DataFrame:
+                         annotator: str | None = None, per_answer: bool = False) -> pd.DataFrame:
     """The most-frequent-name table (``baselines.frequent_name_baseline``) with the people's accuracy beside it:
-    ``human_answers``, ``human_accuracy``, ``human_ci_low``, ``human_ci_high`` per book and over all books (the
-    people's answers pooled). The baseline counts every passage of a book, the people those they answered."""
+    ``human_passages`` (``human_answers`` with ``per_answer``), ``human_accuracy``, ``human_ci_low``,
+    ``human_ci_high`` per book and over all books (pooled by passage, ``MAJORITY_RULE``, unless ``per_answer``).
+    The baseline counts every passage of a book, the people those they answered."""
     answers = human_answers(project, task, annotator=annotator)
     if answers.empty:
         raise UserError(no_answers_message(project, task, annotator))
-    per_book = _counts(answers, ["book_id"])
-    overall = _counts(answers.assign(all=1), ["all"]).drop(columns=["all"]).assign(book_id=pd.NA)
+    units = _units(answers, per_answer)
+    count = "human_answers" if per_answer else "human_passages"
+    per_book = _counts(units, ["book_id"])
+    overall = _counts(units.assign(all=1), ["all"]).drop(columns=["all"]).assign(book_id=pd.NA)
     people = pd.concat([overall, per_book], ignore_index=True).rename(
-        columns={"n": "human_answers", "accuracy": "human_accuracy", "ci_low": "human_ci_low",
+        columns={"n": count, "accuracy": "human_accuracy", "ci_low": "human_ci_low",
                  "ci_high": "human_ci_high"}).drop(columns=["correct"])
     out = baseline.copy()
     key = out["book_id"].astype("Int64").astype(str)
     people.index = people["book_id"].astype("Int64").astype(str)
-    for column in ("human_answers", "human_accuracy", "human_ci_low", "human_ci_high"):
+    for column in (count, "human_accuracy", "human_ci_low", "human_ci_high"):
         out[column] = key.map(people[column]).to_numpy()
-    out["human_answers"] = out["human_answers"].astype("Int64")
+    out[count] = out[count].astype("Int64")
     for column in ("human_accuracy", "human_ci_low", "human_ci_high"):
         out[column] = out[column].astype(float)
     return out
+
+
+def people_counts(project: "Project", passage_ids: Sequence[int] | None = None) -> dict | None:
+    """What the methods text says about the people's name cloze, for the passages ``passage_ids`` (all when
+    None): answers (of them "don't know"), annotators, passages answered, those answered by two or more, and
+    skips (kept out of every denominator). None where nobody has answered any of these passages."""
+    from workbench.annotation.answers import annotations_frame
+    from workbench.annotation.items import items_frame
+
+    answers = human_answers(project)
+    skipped = 0
+    for one in _tasks(project, None):
+        rows = annotations_frame(project, one)
+        rows = rows[rows["status"] == "skipped"]
+        if rows.empty:
+            continue
+        items = items_frame(project, one, include_hidden=True)
+        passage_of = {k: json.loads(m).get("passage_id") for k, m in zip(items["item_id"], items["meta"])}
+        ids = rows["item_id"].map(passage_of)
+        skipped += int(ids.isin(list(passage_ids)).sum()) if passage_ids is not None else len(rows)
+    if passage_ids is not None:
+        answers = answers[answers["passage_id"].isin([int(i) for i in passage_ids])]
+    if answers.empty:
+        return None
+    per_passage = answers.groupby("passage_id").size()
+    return {"answers": len(answers), "dont_know": int(answers["dont_know"].sum()),
+            "annotators": int(answers["annotator"].nunique()), "passages": int(len(per_passage)),
+            "shared_passages": int((per_passage >= 2).sum()), "skipped": skipped,
+            "books": int(answers["book_id"].nunique())}
+
+
+def answer_marks(project: "Project", task: "Task") -> pd.DataFrame:
+    """Right or wrong for every answer of a name-cloze task (annotator, item_id, correct), by the scorer of the
+    models' answers: what annotation's agreement table compares between annotators (registered below)."""
+    answers = human_answers(project, task)
+    return answers[["annotator", "item_id", "correct"]].reset_index(drop=True)
+
+
+def _register() -> None:
+    from workbench.annotation.agreement import register_answer_marks
+    from workbench.annotation.tasks import NAME_CLOZE
+
+    register_answer_marks(NAME_CLOZE, answer_marks)
+
+
+_register()

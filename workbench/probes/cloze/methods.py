@@ -89,6 +89,11 @@ def cloze_facts(project: "Project", run: dict) -> RunFacts:
                                "median": float(pystats.median(candidates)), "max": int(max(candidates)),
                                "books": len(rows)}
         facts["flagged_books"] = sum(1 for r in rows if r[2] < r[3])
+    from workbench.probes.cloze.human import people_counts
+
+    people = people_counts(project, ids)
+    if people:
+        facts["people"] = people
     return RunFacts({"cloze": facts}, items=facts["passages"])
 
 
@@ -112,6 +117,13 @@ def cloze_lines(run: dict, _seen: dict[str, int]) -> list[str]:
             f"- **Same work, {len(group['books'])} books:** {group['work']} (books "
             f"{', '.join(str(b) for b in group['books'])}): each results file was kept as a book of its own, so "
             "per-book tables and statistics count this work once per file.")
+    if "people" in facts:
+        p = facts["people"]
+        lines.append(
+            f"- **People:** {p['annotators']} annotator{'s' if p['annotators'] != 1 else ''} gave {p['answers']:,} "
+            f"answer{'s' if p['answers'] != 1 else ''} ({p['dont_know']:,} \"don't know\") to {p['passages']:,} of "
+            f"this run's {facts['passages']:,} passages, {p['shared_passages']:,} of them answered by two or more; "
+            f"{p['skipped']:,} skip{'s' if p['skipped'] != 1 else ''} left out.")
     if "candidates" in facts:
         c = facts["candidates"]
         flagged = facts["flagged_books"]
@@ -158,6 +170,10 @@ def cloze_paragraph(runs: list[dict]) -> str:
             "equals the true name, ignoring case. A book's accuracy is its correct answers divided by the passages "
             "the model answered, with a 95% Wilson interval; calls that failed are reported separately and are "
             "not part of that denominator.")
+    people = [(r.get("cloze") or {}).get("people") for r in runs]
+    people = [p for p in people if p]
+    if people:
+        parts.append(people_paragraph(people))
     kinds = {r["kind"] for r in runs}
     if MLM_KIND in kinds:
         parts.append(
@@ -168,6 +184,31 @@ def cloze_paragraph(runs: list[dict]) -> str:
             "For local models, the log-probability of the expected answer (the true name between the tags) right "
             "after the prompt was also computed, as a natural logarithm summed over its tokens.")
     return " ".join(parts)
+
+
+def people_paragraph(people: list[dict[str, Any]]) -> str:
+    """How people's answers were gathered and scored, with their counts (those of the run that holds the most
+    answers; the runs' own lines give theirs)."""
+    from workbench.probes.cloze.human import MAJORITY_RULE
+
+    p = max(people, key=lambda c: c["answers"])
+    differ = "" if same(people) else " (for the run with the most; each run's line gives its own)"
+    return (
+        f"People did the same task as the models on a subset of the passages: {p['annotators']} "
+        f"annotator{'s' if p['annotators'] != 1 else ''} gave {p['answers']:,} answer{'s' if p['answers'] != 1 else ''} "
+        f"to {p['passages']:,} passages of {p['books']:,} book{'s' if p['books'] != 1 else ''}{differ}, shown in a "
+        "blinded annotation task (no title, author or year) in an order of their own, and typed the hidden name or "
+        f"chose \"don't know\". Their answers were scored by the same function as the models' answers; \"don't "
+        f"know\" ({p['dont_know']:,} answer{'s' if p['dont_know'] != 1 else ''}) counts as wrong, as a model's empty answer does, and skipped passages "
+        f"({p['skipped']:,} skips) are left out of the denominator, as failed model calls are. "
+        f"{p['shared_passages']:,} passages were answered by two or more annotators. Where several annotators' "
+        f"answers are pooled, the unit is the passage: {MAJORITY_RULE}, and the accuracy with even splits counted "
+        "right is reported beside it; counting every answer as a unit (an option) is reported as treating answers "
+        "to the same passage as independent, which they are not. People, models and the most-frequent-name "
+        "baseline are compared on the passages people answered, each with a 95% Wilson interval over passages. "
+        "Agreement between annotators is measured on whether each got the name right (as scored), on the passages "
+        "answered by two or more: Krippendorff's alpha (nominal; the krippendorff package) with a 95% percentile "
+        "bootstrap interval over passages, and the raw share of those passages on which all agree.")
 
 
 def _default(function: Any, parameter: str) -> Any:

@@ -9,8 +9,9 @@ for it; each model's column is correct / passages answered (failures apart), as 
 Models are named by their labels: a column ``accuracy: LABEL`` and ``passages: LABEL`` per model.
 
 ``humans`` adds the people who did the name cloze (``human``: their name-cloze annotation tasks) as one more
-column, ``accuracy: humans`` (or ``accuracy: human: NAME`` for one annotator) with ``passages: ...`` (their
-answers) and the 95% Wilson interval (``ci_low: ...``, ``ci_high: ...``): people usually answer a sample of a
+column, ``accuracy: humans`` (or ``accuracy: human: NAME`` for one annotator) with ``passages: ...`` (the
+passages they answered; several people's answers to one passage pooled by majority, ``human.MAJORITY_RULE``;
+their answers with ``per_answer``) and the 95% Wilson interval (``ci_low: ...``, ``ci_high: ...``): people usually answer a sample of a
 book's passages, so their n is smaller than the models' and the interval says how much that matters. The
 human column is scored by the models' scorer and never decides the order of the rows.
 """
@@ -43,7 +44,7 @@ def ci_columns(who: str) -> tuple[str, str]:
 def models_table(project: "Project", models: Sequence[str], *, top: int | None = None, year_from: int | None = None,
                  year_to: int | None = None, exclude_flagged: bool = False, humans: bool = False,
                  annotator: str | None = None, task: str | int | None = None,
-                 sort_by: str | None = None) -> pd.DataFrame:
+                 sort_by: str | None = None, per_answer: bool = False) -> pd.DataFrame:
     """One row per book: title, book_id, author, year, then each model's accuracy and passages answered, and
     with ``humans`` (or an ``annotator``) the people's column with its interval (see the module docstring)."""
     models = list(dict.fromkeys(m for m in models if m))
@@ -69,7 +70,7 @@ def models_table(project: "Project", models: Sequence[str], *, top: int | None =
         from workbench.probes.cloze.human import human_book_accuracy, human_label, no_answers_message
 
         who = human_label(annotator)
-        scores = human_book_accuracy(project, task, annotator=annotator)
+        scores = human_book_accuracy(project, task, annotator=annotator, per_answer=per_answer)
         if scores.empty:
             raise UserError(no_answers_message(project, task, annotator))
         low, high = ci_columns(who)
@@ -109,7 +110,7 @@ def models_table(project: "Project", models: Sequence[str], *, top: int | None =
 
 
 def models_table_note(project: "Project", table: pd.DataFrame, *, year_from: int | None = None,
-                      year_to: int | None = None) -> str:
+                      year_to: int | None = None, per_answer: bool = False) -> str:
     """What the table left out, in a sentence: books without a year when a year bound was given; and, with a
     human column, that people answered fewer passages than the models."""
     notes = []
@@ -126,7 +127,8 @@ def models_table_note(project: "Project", table: pd.DataFrame, *, year_from: int
         if answered == 0:
             notes.append(f"People ('{who}') answered none of these books' passages.")
         elif answered < most:
-            notes.append(f"The '{who}' column rests on {answered:,} answers in {int(table[passages_column(who)].notna().sum())} "
+            unit = "answers" if per_answer else "passages"
+            notes.append(f"The '{who}' column rests on {answered:,} {unit} in {int(table[passages_column(who)].notna().sum())} "
                          f"of these books, fewer than the models' {most:,} passages: read its interval, and compare "
                          "on the same passages with palimpsest cloze humans.")
     return " ".join(notes)
@@ -149,6 +151,11 @@ def paper_tables(project: "Project", models: Sequence[str], *, top: int | None =
     table = models_table(project, models, top=top, year_from=year_from, year_to=year_to, humans=humans,
                          sort_by=sort_by)
     notes.append(models_table_note(project, table, year_from=year_from, year_to=year_to))
+    if humans:
+        from workbench.probes.cloze.human import pooling_note
+
+        pooling = pooling_note(human_answers(project))
+        notes.append(f"People: {pooling}." if pooling else "")
     try:
         baseline = frequent_name_baseline(project)
     except UserError:
