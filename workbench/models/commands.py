@@ -236,15 +236,18 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
-RUN_COLUMNS = ["id", "kind", "model", "status", "total", "ok", "failed", "calls", "cached", "prompt_tokens",
+#: ``what``: the kind in the words of the probe that declared it (as the Jobs page shows it); ``kind`` as stored
+RUN_COLUMNS = ["id", "kind", "what", "model", "status", "total", "ok", "failed", "calls", "cached", "prompt_tokens",
                "completion_tokens", "cost", "created_at", "finished_at", "note"]
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from workbench.models.usage import run_cost_text, runs_overview
+    from workbench.runs import kind_name
 
     with opened(args.project) as project:
-        frame = runs_overview(project, args.kind)[RUN_COLUMNS + ["backend"]]
+        frame = runs_overview(project, args.kind)
+    frame = frame.assign(what=[kind_name(kind) for kind in frame["kind"]])[RUN_COLUMNS + ["backend"]]
     if args.format == "table":
         frame = frame.assign(cost=[run_cost_text(c, b, n, m) for c, b, n, m in zip(
                                  frame["cost"], frame["backend"], frame["calls"], frame["model"])],
