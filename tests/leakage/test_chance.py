@@ -216,7 +216,7 @@ def test_answers_stored_before_the_fix_are_not_given_a_circular_chance(project, 
     raw = json.loads(project.db.execute("SELECT raw FROM responses").fetchone()[0])
     del raw["ids"], raw["span_words"]
     with project.db.transaction():  # as a run of the old layout stored it
-        project.db.execute("UPDATE responses SET raw = ?", [json.dumps(raw)])
+        project.db.execute("UPDATE responses SET raw = ?, extra = NULL", [json.dumps(raw)])
         project.db.execute("UPDATE runs SET params = ? WHERE id = ?", [json.dumps({"max_order": 5}), first.run_id])
     row = overlap.overlap_frame(project, "target").iloc[0]
     assert row["chance_p"] != row["chance_p"] and row["chance_model"] == overlap.OLD_ANSWER

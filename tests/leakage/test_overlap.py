@@ -3,6 +3,7 @@
 import json
 import math
 
+import pandas as pd
 import pytest
 
 from tests.fixtures.leakage import CORPUS, add_cloze_book, brute_suffix_lengths
@@ -180,3 +181,74 @@ def test_a_corpus_built_again_under_its_old_name_shows_none_of_the_old_overlaps(
     assert overlap.overlap_frame(mini_corpus, "mini").empty and overlap.overlap_frame(mini_corpus).empty
     overlap.run_overlap(mini_corpus, "mini", str(queries))
     assert overlap.overlap_frame(mini_corpus, "mini")["longest"].max() <= 2
+
+
+def _same(a, b) -> bool:
+    """Equal, NaN equal to NaN."""
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _stored(project) -> list[tuple[int, str, str | None]]:
+    return project.db.execute("SELECT item_id, raw, extra FROM responses ORDER BY item_id").fetchall()
+
+
+@pytest.fixture
+def with_no_overlap(tmp_path):
+    path = tmp_path / "queries.txt"
+    path.write_text("\n\n".join(QUERIES + ["7 9 3 \u00a7\u00a7"]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_each_answer_is_stored_with_the_numbers_derive_gives_and_read_back_unchanged(mini_corpus, with_no_overlap):
+    overlap.run_overlap(mini_corpus, "mini", str(with_no_overlap))
+    stored = _stored(mini_corpus)
+    assert len(stored) == 5
+    for _, _raw, extra in stored:
+        derived = json.loads(extra)["derived"]
+        assert (derived["version"], derived["model"], derived["order"], derived["prior"]) == \
+            (overlap.DERIVED, "same", overlap.MAX_ORDER, 1.0)
+    frame = overlap.overlap_frame(mini_corpus, "mini").set_index("item_id")
+    assert frame["longest"].min() == 0  # an answer without overlap: no chance estimate (NaN), read back as NaN
+    for item, raw, _ in stored:
+        fresh = overlap.derive(json.loads(raw))
+        row = frame.loc[item]
+        for name, value in fresh.items():
+            assert _same(row[name], value), (item, name, row[name], value)
+    # the numbers are read from what was stored: the answers themselves are not read again
+    with mini_corpus.db.transaction():
+        mini_corpus.db.execute("UPDATE responses SET raw = '{}'")
+    assert overlap.overlap_frame(mini_corpus, "mini").set_index("item_id").equals(frame)
+
+
+def test_answers_without_stored_numbers_or_of_other_settings_are_derived_as_before(mini_corpus, with_no_overlap):
+    overlap.run_overlap(mini_corpus, "mini", str(with_no_overlap))
+    stored = overlap.overlap_frame(mini_corpus, "mini")
+    items = [item for item, _, _ in _stored(mini_corpus)]
+    with mini_corpus.db.transaction():  # as a project written before, for two of the answers
+        mini_corpus.db.execute("UPDATE responses SET extra = NULL WHERE item_id IN (?, ?)", items[:2])
+        # and one derived by an earlier version of the derivation
+        extra = json.loads(mini_corpus.db.execute("SELECT extra FROM responses WHERE item_id = ?",
+                                                  [items[2]]).fetchone()[0])
+        extra["derived"]["version"] = overlap.DERIVED - 1
+        extra["derived"]["log_prob"] = 0.0
+        mini_corpus.db.execute("UPDATE responses SET extra = ? WHERE item_id = ?", [json.dumps(extra), items[2]])
+    mixed = overlap.overlap_frame(mini_corpus, "mini")
+    assert list(mixed.columns) == list(stored.columns) and (mixed.dtypes == stored.dtypes).all()
+    for name in COLUMNS:
+        for a, b in zip(mixed[name], stored[name]):
+            if isinstance(a, float):  # derived in bulk: NumPy's logarithm may differ from math's in the last bit
+                assert _same(a, b) or a == pytest.approx(b, rel=1e-12), name
+            else:
+                assert (a is pd.NA and b is pd.NA) or a == b, name
+    # another order than the stored numbers': every answer derived from its counts under that order
+    third = overlap.overlap_frame(mini_corpus, "mini", order=3).set_index("item_id")
+    for item, raw, _ in _stored(mini_corpus):
+        fresh = overlap.derive(json.loads(raw), order=3)
+        assert _same(third.loc[item, "log_prob"], fresh["log_prob"]) or \
+            third.loc[item, "log_prob"] == pytest.approx(fresh["log_prob"], rel=1e-12)
+        assert third.loc[item, "chance_model"] == fresh["chance_model"]
+    assert third["chance_model"].str.startswith("3-gram").all()
+    # the positions come with the stored numbers as they are
+    placed = overlap.overlap_frame(mini_corpus, "mini", positions=True)
+    assert placed[COLUMNS].equals(mixed)
+    assert placed["suffix_lengths"].str.len().gt(0).all()

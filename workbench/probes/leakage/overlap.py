@@ -23,6 +23,13 @@ Read back (``overlap_frame``), the numbers are derived by pure functions:
   corpus, asked for in runs of kind ``leakage-chance``); ``chance_model`` names the model and
   ``chance_removed`` says how many occurrences of the run were taken out of its counts.
 
+Each answer is stored with its numbers under the default chance model (the same corpus less the match's
+own occurrences, order ``MAX_ORDER``, prior ``PRIOR``) already derived, in the response's ``extra``
+(``derived_extra``: ``{"derived": {"version", "model", "order", "prior", and derive's numbers}}``), so that
+reading 57,000 answers reads these few numbers instead of scoring every answer again. ``overlap_frame`` uses
+them where they were derived under the settings asked for by this ``DERIVED`` version, and derives the others
+from ``raw`` (answers stored before, another order, a background corpus, ``positions``).
+
 A ``leakage-chance`` run (``run_background``) asks the background corpus, for each passage already compared
 with the corpus, about the text of its longest overlap: its tokens there (``ids``), how often it occurs
 there (``frequency``) and the same n-gram counts (``ngram``, ``vocabulary``, ``corpus_tokens``).
@@ -68,6 +75,11 @@ if TYPE_CHECKING:
 ANSWERS = 2
 COLUMNS = ["book", "passage_id", "tokens", "longest", "longest_text", "frequency", "covered_share", "log_prob",
            "chance_p", "unlikely_by_chance", "chance_model", "chance_removed", "start", "book_id", "item_id", "corpus"]
+#: the version of ``derive`` whose numbers are stored with each answer (``extra["derived"]``): raise it when
+#: ``derive`` or the chance model changes a number it gives, and answers stored before are derived again
+DERIVED = 1
+#: derive's numbers that are stored (the others follow from them and the settings: ``overlap_read.stored_columns``)
+STORED = ("tokens", "longest", "longest_text", "frequency", "log_prob", "chance_p", "chance_removed", "start")
 OLD_ANSWER = ("no chance estimate: this overlap was found before the chance model left out the match's own "
               "occurrences; find the overlaps again")
 NOT_COUNTED = "no chance estimate yet: the background corpus '{}' has not been asked about this overlap"
@@ -194,6 +206,20 @@ def derive(raw: dict[str, Any], *, order: int = MAX_ORDER, prior: float = PRIOR,
     }
 
 
+def derived_extra(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """What is stored beside an answer in ``extra``: its numbers by ``derive`` under the default chance model,
+    with the settings and the version of the derivation they were computed under (None where the answer's
+    chance is not the model's own: it is then derived when read, as before)."""
+    model = ChanceModel(SAME, "", MAX_ORDER, PRIOR)
+    row = derive(raw, model=model, prior=PRIOR)
+    if row["chance_model"] != model.describe():
+        return None
+    numbers = {key: row[key] for key in STORED}
+    for key in ("log_prob", "chance_p"):  # NaN (no chance estimate) as JSON's null
+        numbers[key] = None if math.isnan(numbers[key]) else numbers[key]
+    return {"derived": {"version": DERIVED, "model": SAME, "order": MAX_ORDER, "prior": PRIOR, **numbers}}
+
+
 def _chance(counts: dict[str, Any], n: float, log_prob: float | None, *, remove: bool, order: int,
             prior: float) -> dict[str, Any]:
     if log_prob is None:
@@ -222,7 +248,8 @@ def _execute(project, run_id, corpus, ids, state, retry_failed, index=None) -> J
     texts = passage_store.passage_texts(project, ids)
     opened = index or open_index(project, corpus)
     try:
-        process = index_process(opened, texts, lambda index, text, _unit: query_passage(index, text))
+        process = index_process(opened, texts, lambda index, text, _unit: query_passage(index, text),
+                                extra=derived_extra)
         return run_job(project, run_id, [Unit(i) for i in ids], process, state, retry_failed=retry_failed)
     finally:
         if index is None:
@@ -292,29 +319,21 @@ def overlap_frame(project: "Project", corpus: str | None = None, *, background: 
     """One row per passage queried against ``corpus`` (every corpus if None), newest answer first; the chance
     from ``background``'s counts when named, else from the corpus's own less the match's occurrences.
 
-    Read in bulk (``overlap_read``): the same numbers as ``derive`` per answer, built column by column."""
-    from workbench.probes.leakage.overlap_read import derive_many
-
+    Read in bulk: the numbers stored with each answer (``derived_extra``) where they were derived under the
+    model asked for, the others derived from the answers (``overlap_read.derive_many``): the same numbers as
+    ``derive`` per answer, built column by column."""
     frames = []
     names = [corpus] if corpus else _corpora_with_runs(project)
     model = chance_model(background, order)
     for name in names:
         if background and background == name:
             continue
-        found = _answers(project, name, passage_ids)
-        if found.empty:
-            continue
-        items = found["item_id"].astype(int).tolist()
-        backgrounds = background_orders = None
         if background:
-            counted = _background_answers(project, name, background, passage_ids)
-            ids = counted["item_id"].astype(int)
-            raws, orders = dict(zip(ids, counted["raw"])), dict(zip(ids, _orders(counted)))
-            backgrounds = [raws.get(item) for item in items]
-            background_orders = [orders.get(item) for item in items]
-        columns = derive_many(found["raw"].tolist(), _orders(found), model=model, derive=derive,
-                              backgrounds=backgrounds, background_orders=background_orders, positions=positions,
-                              messages=(OLD_ANSWER, NOT_COUNTED))
+            items, columns = _derived_from_answers(project, name, model, background, passage_ids, positions)
+        else:
+            items, columns = _derived_or_stored(project, name, model, passage_ids, positions)
+        if not items:
+            continue
         info = passage_store.passage_books(project, items)
         frame = pd.DataFrame(columns)
         frame["book"] = info["book"].to_numpy()
@@ -331,6 +350,63 @@ def overlap_frame(project: "Project", corpus: str | None = None, *, background: 
     return frame.sort_values(["corpus", "book", "item_id"], kind="stable").reset_index(drop=True)
 
 
+def _derived_from_answers(project, name, model, background, passage_ids, positions) -> tuple[list[int], dict]:
+    """The items answered against ``name`` and derive's columns for them, each derived from its answer."""
+    from workbench.probes.leakage.overlap_read import derive_many
+
+    found = _answers(project, name, passage_ids)
+    items = found["item_id"].astype(int).tolist()
+    if not items:
+        return [], {}
+    backgrounds = background_orders = None
+    if background:
+        counted = _background_answers(project, name, background, passage_ids)
+        ids = counted["item_id"].astype(int)
+        raws, orders = dict(zip(ids, counted["raw"])), dict(zip(ids, _orders(counted)))
+        backgrounds = [raws.get(item) for item in items]
+        background_orders = [orders.get(item) for item in items]
+    return items, derive_many(found["raw"].tolist(), _orders(found), model=model, derive=derive,
+                              backgrounds=backgrounds, background_orders=background_orders, positions=positions,
+                              messages=(OLD_ANSWER, NOT_COUNTED))
+
+
+def _derived_or_stored(project, name, model, passage_ids, positions) -> tuple[list[int], dict]:
+    """The items answered against ``name`` and derive's columns for them: the numbers stored with an answer
+    where they were derived under ``model``, the others derived from the answers (read only for these, except
+    with ``positions``, which come from every answer)."""
+    from workbench.probes.leakage.overlap_read import derive_many, stored_columns
+
+    if positions:
+        found = _answers(project, name, passage_ids, ("extra", "raw", "params"))
+    else:
+        found = _answers(project, name, passage_ids, ("extra",))
+    items = found["item_id"].astype(int).tolist()
+    if not items:
+        return [], {}
+    columns, missing = stored_columns(found["extra"].tolist(), version=DERIVED, kind=model.kind, order=model.order,
+                                      prior=PRIOR, described=model.describe(), stored=STORED)
+    if positions:
+        derived = derive_many(found["raw"].tolist(), _orders(found), model=model, derive=derive, positions=True,
+                              messages=(OLD_ANSWER, NOT_COUNTED))
+        for n in missing:
+            for key, values in columns.items():
+                values[n] = derived[key][n]
+        columns["suffix_lengths"] = derived["suffix_lengths"]
+    elif missing:
+        asked = passage_ids if len(missing) == len(items) else [items[n] for n in missing]
+        older = _answers(project, name, asked)
+        derived = derive_many(older["raw"].tolist(), _orders(older), model=model, derive=derive,
+                              messages=(OLD_ANSWER, NOT_COUNTED))
+        place = {item: n for n, item in enumerate(older["item_id"].astype(int).tolist())}
+        for n in missing:
+            at = place.get(items[n])
+            if at is None:  # its answer was taken away between the two reads
+                raise UserError(f"The answers against '{name}' changed while they were read: show them again.")
+            for key, values in columns.items():
+                values[n] = derived[key][at]
+    return items, columns
+
+
 def _orders(found: pd.DataFrame) -> list[int | None]:
     """The highest order of n-gram counts each answer holds (its run's ``max_order``; each run's read once)."""
     params = found["params"].tolist()
@@ -341,11 +417,12 @@ def _orders(found: pd.DataFrame) -> list[int | None]:
     return [stored[text] for text in params]
 
 
-def _answers(project: "Project", corpus: str, passage_ids: Sequence[int] | None = None) -> pd.DataFrame:
+def _answers(project: "Project", corpus: str, passage_ids: Sequence[int] | None = None,
+             columns: Sequence[str] = ("raw", "params")) -> pd.DataFrame:
     """The newest answer per passage against ``corpus`` as it is now: never those against an earlier corpus
     that had its name (removed, then built again from other files); of ``passage_ids`` only, if given."""
     return responses(project, KIND, config_filter={"corpus_id": get_corpus(project, corpus).id},
-                     item_ids=passage_ids, columns=("raw", "params"))
+                     item_ids=passage_ids, columns=columns)
 
 
 def _background_answers(project: "Project", corpus: str, background: str,

@@ -19,6 +19,10 @@ a time:
   operations (NumPy's logarithm and exponentials may differ from ``math``'s in the last bit).
 
 ``derive_many`` gives ``derive``'s columns; ``overlap_frame`` adds the passages' books.
+
+Answers stored with their numbers already derived (``overlap.derived_extra``, in the response's ``extra``) are
+not scored again: ``stored_columns`` reads those numbers, all of a read's ``extra`` texts parsed by one
+``json.loads``, and says which answers have none derived under the settings asked for.
 """
 
 from __future__ import annotations
@@ -314,3 +318,49 @@ def _derive_chunk(raws, stored_orders, model, derive, backgrounds, background_or
         for name, values in columns.items():
             values[n] = row[name]
     return columns
+
+
+def stored_columns(extras: Sequence[str | None], *, version: int, kind: str, order: int, prior: float,
+                   described: str, stored: Sequence[str]) -> tuple[dict[str, list], list[int]]:
+    """``derive``'s columns from the numbers stored in each answer's ``extra`` (JSON text or None; its
+    ``"derived"``: ``stored`` and the settings they were derived under), and the places of the answers whose
+    numbers were not derived under these settings by this ``version`` (None in every column there)."""
+    try:
+        parsed = json.loads("[" + ",".join(text if type(text) is str and text else "null" for text in extras) + "]")
+    except ValueError:  # a damaged text: the others are still read
+        parsed = [_parsed(text) for text in extras]
+    size = len(parsed)
+    numbers: dict[str, list] = {name: [None] * size for name in stored}
+    missing = []
+    for n, extra in enumerate(parsed):
+        derived = extra.get("derived") if type(extra) is dict else None
+        if (type(derived) is not dict or derived.get("version") != version or derived.get("model") != kind
+                or derived.get("order") != order or derived.get("prior") != prior
+                or any(name not in derived for name in stored)):
+            missing.append(n)
+            continue
+        for name, values in numbers.items():
+            values[n] = derived[name]
+    del parsed
+    left = set(missing)
+    tokens, longest = numbers["tokens"], numbers["longest"]
+    for name in ("log_prob", "chance_p"):  # no chance estimate: stored as null
+        numbers[name] = [math.nan if v is None and n not in left else v for n, v in enumerate(numbers[name])]
+    chance = numbers["chance_p"]
+    columns = {
+        "tokens": tokens, "longest": longest, "longest_text": numbers["longest_text"],
+        "frequency": numbers["frequency"],
+        "covered_share": [None if n in left else m / t if t else math.nan for n, (m, t) in enumerate(zip(longest, tokens))],
+        "log_prob": numbers["log_prob"], "chance_p": chance,
+        "unlikely_by_chance": [None if n in left else bool(p < CHANCE_LEVEL) for n, p in enumerate(chance)],
+        "chance_model": [None if n in left else described for n in range(size)],
+        "chance_removed": numbers["chance_removed"], "start": numbers["start"],
+    }
+    return columns, missing
+
+
+def _parsed(text: str | None) -> Any:
+    try:
+        return json.loads(text) if type(text) is str and text else None
+    except ValueError:
+        return None

@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 OPEN_BACKENDS = ("hf", "gguf")
 
 
-def index_process(index: Any, texts: dict[int, str], ask: Callable[[Any, str, Unit], dict[str, Any]]):
-    """A job ``Process`` asking ``ask(index, text, unit)`` for each passage and storing its answer as JSON. A
-    server that cannot be reached stops the run (what is done is kept); a query it refuses fails one item."""
+def index_process(index: Any, texts: dict[int, str], ask: Callable[[Any, str, Unit], dict[str, Any]],
+                  extra: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None):
+    """A job ``Process`` asking ``ask(index, text, unit)`` for each passage and storing its answer as JSON (and
+    ``extra(answer)`` beside it, in the response's ``extra``, when given). A server that cannot be reached
+    stops the run (what is done is kept); a query it refuses fails one item."""
     from workbench.probes.leakage.remote_index import ServerUnavailable
 
     def process(units: Sequence[Unit], state: TaskState) -> Iterable[tuple[Unit, Outcome]]:
@@ -39,7 +41,7 @@ def index_process(index: Any, texts: dict[int, str], ask: Callable[[Any, str, Un
             except UserError as exc:
                 yield unit, Outcome.failure(str(exc))
                 continue
-            yield unit, Outcome(raw=json.dumps(raw))
+            yield unit, Outcome(raw=json.dumps(raw), extra=extra(raw) if extra is not None else None)
 
     return process
 
