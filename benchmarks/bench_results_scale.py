@@ -7,7 +7,10 @@ answers of one probe, written straight into the project file the way the probe s
 listing its passages where the probe's does), and reads the frame a page or command shows:
 
 - ``results_scale_overlap``: ``overlap.overlap_frame`` (Overlap tab, ``palimpsest leakage overlap``), answers
-  from a real index of made-up novels (64 passages queried, their answers repeated);
+  from a real index of made-up novels (64 passages queried, their answers repeated), stored as the probe
+  stores them now: with their chance-model numbers derived (``overlap.derived_extra``), which the frame reads;
+- ``results_scale_overlap_old``: the same frame of answers stored without those numbers (projects written
+  before they were stored), each derived again from its counts as it is read (``overlap_read.derive_many``);
 - ``results_scale_frequency``: ``frequency.grams_frame`` (Book frequency tab and table), real counts likewise;
 - ``results_scale_membership``: ``membership.scores`` with a reference model (Membership tab): 57,000 answers
   of each model, token values made up in the stored format;
@@ -96,13 +99,15 @@ def _run(project, kind: str, model_id: int | None, config: dict, params: dict | 
     return create_run(project, kind, model_id=model_id, params=params or {}, config=config)
 
 
-def _answers(project, rows: list[tuple[int, int, int, str]]) -> None:
-    """(run id, item id, sample, raw) rows, stored as answered."""
+def _answers(project, rows: list[tuple]) -> None:
+    """(run id, item id, sample, raw) rows, or (run id, item id, sample, raw, extra as JSON text), stored as
+    answered."""
     stamp = _stamp()
     with project.db.transaction():
         project.db.conn.executemany(
-            "INSERT INTO responses (run_id, item_id, sample, status, raw, created_at) VALUES (?, ?, ?, 'ok', ?, ?)",
-            [(run, item, sample, raw, stamp) for run, item, sample, raw in rows])
+            "INSERT INTO responses (run_id, item_id, sample, status, raw, extra, created_at)"
+            " VALUES (?, ?, ?, 'ok', ?, ?, ?)",
+            [(run, item, sample, raw, extra[0] if extra else None, stamp) for run, item, sample, raw, *extra in rows])
     with project.db.transaction():
         project.db.execute("UPDATE runs SET status = 'done', total = (SELECT COUNT(*) FROM responses x"
                            " WHERE x.run_id = runs.id)")
@@ -178,7 +183,7 @@ def leakage_project(folder: Path, rows: int):
     """Overlap and frequency answers against a real index of made-up novels ('lit'), membership answers of
     a model and a reference, DE-COP answers: ``rows`` answers each."""
     from workbench import Project
-    from workbench.probes.leakage import decop, frequency, membership, overlap
+    from workbench.probes.leakage import decop, frequency, membership
     from workbench.probes.leakage.corpora import build_corpus, open_index
 
     corpus = folder / "novels"
@@ -191,14 +196,12 @@ def leakage_project(folder: Path, rows: int):
     ids, texts = _leakage_passages(project, books, rows)
     index = open_index(project, "lit")
     try:
-        queried = [json.dumps(overlap.query_passage(index, texts[n])) for n in range(DISTINCT)]
         counted = [json.dumps(frequency.count_gram(index, texts[n], frequency.GRAM, frequency.SEED, ids[n]))
                    for n in range(DISTINCT)]
     finally:
         index.close()
     listed = {"corpus": "lit", "corpus_id": lit.id, "passage_ids": ids}
-    run = _run(project, overlap.KIND, None, listed, {"max_order": overlap.MAX_ORDER})
-    _answers(project, [(run, item, 0, queried[n % DISTINCT]) for n, item in enumerate(ids)])
+    _overlap_answers(project, lit, ids, texts, derived=True)
     run = _run(project, frequency.KIND, None, listed,
                {"per_book": rows // BOOKS, "gram": frequency.GRAM, "seed": frequency.SEED})
     _answers(project, [(run, item, 0, counted[n % DISTINCT]) for n, item in enumerate(ids)])
@@ -218,13 +221,50 @@ def leakage_project(folder: Path, rows: int):
     return project
 
 
+def _overlap_answers(project, corpus, ids: list[int], texts: list[str], *, derived: bool) -> None:
+    """An overlap run of the passages ``ids`` against ``corpus``, its answers stored as the probe stores them
+    (``derived``: with their numbers in ``extra``) or as it stored them before (without)."""
+    from workbench.probes.leakage import overlap
+    from workbench.probes.leakage.corpora import open_index
+
+    index = open_index(project, corpus.name)
+    try:
+        queried = [overlap.query_passage(index, texts[n]) for n in range(DISTINCT)]
+    finally:
+        index.close()
+    raws = [json.dumps(answer) for answer in queried]
+    extras = [json.dumps(overlap.derived_extra(answer)) if derived else None for answer in queried]
+    run = _run(project, overlap.KIND, None, {"corpus": corpus.name, "corpus_id": corpus.id, "passage_ids": ids},
+               {"max_order": overlap.MAX_ORDER, "answers": overlap.ANSWERS})
+    _answers(project, [(run, item, 0, raws[n % DISTINCT], extras[n % DISTINCT]) for n, item in enumerate(ids)])
+
+
+def overlap_old_project(folder: Path, rows: int) -> Built:
+    """``rows`` overlap answers stored without their derived numbers (as projects written before hold them)."""
+    from workbench import Project
+    from workbench.probes.leakage import overlap
+    from workbench.probes.leakage.corpora import build_corpus
+
+    corpus = folder / "novels-old"
+    corpus.mkdir()
+    for n in range(8):
+        (corpus / f"novel{n}.txt").write_text(_novel(n, 40), encoding="utf-8")
+    project = Project.create(folder / "overlap-old.palimpsest")
+    lit = build_corpus(project, "lit", [corpus])
+    ids, texts = _leakage_passages(project, _books(project), rows)
+    _overlap_answers(project, lit, ids, texts, derived=False)
+    return Built(project, lambda: overlap.overlap_frame(project, "lit"), *_kind_sql(overlap.KIND),
+                 stored="without derived numbers: each answer derived as it is read")
+
+
 def leakage_frames(project) -> list[tuple[str, Built]]:
     from workbench.probes.leakage import decop, frequency, membership, overlap
 
     m = project.db.execute("SELECT id FROM models WHERE label = 'm'").fetchone()[0]
     membership_sql = "SELECT x.* FROM responses x JOIN runs r ON r.id = x.run_id WHERE r.kind = ?"
     return [
-        ("overlap", Built(project, lambda: overlap.overlap_frame(project, "lit"), *_kind_sql(overlap.KIND))),
+        ("overlap", Built(project, lambda: overlap.overlap_frame(project, "lit"), *_kind_sql(overlap.KIND),
+                          stored="with derived numbers, as the probe stores them")),
         ("frequency", Built(project, lambda: frequency.grams_frame(project, "lit"), *_kind_sql(frequency.KIND))),
         ("membership", Built(project, lambda: membership.scores(project, "m", reference="ref"), membership_sql,
                              [membership.KIND], models=2, passages=len(_items(project, membership.KIND, m)))),
@@ -429,7 +469,7 @@ def run(quick: bool):
         finally:
             path = project.path
             project.close()
-        for name, build in (("surprisal", surprisal_project), ("reading", reading_project),
+        for name, build in (("overlap_old", overlap_old_project), ("surprisal", surprisal_project), ("reading", reading_project),
                             ("validity", validity_project), ("cloze", cloze_project)):
             built = build(folder, rows)
             try:

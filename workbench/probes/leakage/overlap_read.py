@@ -324,36 +324,34 @@ def stored_columns(extras: Sequence[str | None], *, version: int, kind: str, ord
                    described: str, stored: Sequence[str]) -> tuple[dict[str, list], list[int]]:
     """``derive``'s columns from the numbers stored in each answer's ``extra`` (JSON text or None; its
     ``"derived"``: ``stored`` and the settings they were derived under), and the places of the answers whose
-    numbers were not derived under these settings by this ``version`` (None in every column there)."""
+    numbers were not derived under these settings by this ``version`` (their values in the columns are
+    placeholders, for the caller to replace)."""
     try:
         parsed = json.loads("[" + ",".join(text if type(text) is str and text else "null" for text in extras) + "]")
     except ValueError:  # a damaged text: the others are still read
         parsed = [_parsed(text) for text in extras]
-    size = len(parsed)
-    numbers: dict[str, list] = {name: [None] * size for name in stored}
-    missing = []
-    for n, extra in enumerate(parsed):
-        derived = extra.get("derived") if type(extra) is dict else None
-        if (type(derived) is not dict or derived.get("version") != version or derived.get("model") != kind
-                or derived.get("order") != order or derived.get("prior") != prior
-                or any(name not in derived for name in stored)):
-            missing.append(n)
-            continue
-        for name, values in numbers.items():
-            values[n] = derived[name]
+    rows = [extra.get("derived") if type(extra) is dict else None for extra in parsed]
     del parsed
-    left = set(missing)
-    tokens, longest = numbers["tokens"], numbers["longest"]
+    needed = {*stored, "version", "model", "order", "prior"}
+    settings = (version, kind, order, prior)
+    missing = [n for n, row in enumerate(rows) if type(row) is not dict or not row.keys() >= needed
+               or (row["version"], row["model"], row["order"], row["prior"]) != settings]
+    if missing:
+        blank = dict.fromkeys(stored)
+        for n in missing:
+            rows[n] = blank
+    numbers = {name: [row[name] for row in rows] for name in stored}
+    del rows
     for name in ("log_prob", "chance_p"):  # no chance estimate: stored as null
-        numbers[name] = [math.nan if v is None and n not in left else v for n, v in enumerate(numbers[name])]
-    chance = numbers["chance_p"]
+        numbers[name] = [math.nan if value is None else value for value in numbers[name]]
+    tokens, longest, chance = numbers["tokens"], numbers["longest"], numbers["chance_p"]
     columns = {
         "tokens": tokens, "longest": longest, "longest_text": numbers["longest_text"],
         "frequency": numbers["frequency"],
-        "covered_share": [None if n in left else m / t if t else math.nan for n, (m, t) in enumerate(zip(longest, tokens))],
+        "covered_share": [m / t if t else math.nan for m, t in zip(longest, tokens)],
         "log_prob": numbers["log_prob"], "chance_p": chance,
-        "unlikely_by_chance": [None if n in left else bool(p < CHANCE_LEVEL) for n, p in enumerate(chance)],
-        "chance_model": [None if n in left else described for n in range(size)],
+        "unlikely_by_chance": [p < CHANCE_LEVEL for p in chance],
+        "chance_model": [described] * len(tokens),
         "chance_removed": numbers["chance_removed"], "start": numbers["start"],
     }
     return columns, missing
