@@ -83,3 +83,34 @@ def test_the_tab_shows_models_side_by_side_with_people_and_the_baseline(qtbot, s
     qtbot.waitUntil(out.exists, timeout=WAIT_MS)
     written = list(csv.DictReader(out.open(encoding="utf-8")))
     assert [r["book"] for r in written] == ["Beta"] and "accuracy: humans" in written[0]
+
+
+def test_closing_the_project_empties_the_tab(qtbot, shown_page, published):
+    page = shown_page(ProbesPage, published, size=(1300, 850))
+    tab = page.models_tab
+    page.results.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=WAIT_MS)
+    page.set_project(None)
+    assert tab.table.rowCount() == 0 and headers(tab.table)[:3] == ["Book", "Author", "Year"]
+    page.set_project(published)
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=WAIT_MS)
+
+
+def test_the_window_closes_with_the_tab_shown(qtbot, published, tmp_path):
+    """Closing the window empties the tab's table in place (a table made anew while the window closed crashed)."""
+    from PySide6.QtCore import QSettings
+
+    from ui.main_window import MainWindow
+
+    path = published.path
+    published.close()
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    assert window.open_project(path)
+    page = window.show_page("probes")
+    tab = page.models_tab
+    page.results.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=WAIT_MS)
+    shown = tab.table
+    window.shutdown()
+    assert tab.table is shown and tab.table.rowCount() == 0

@@ -226,11 +226,7 @@ class ModelsTableTab(QWidget):
         table, note, baseline = tables
         columns = table_columns(table)
         if [c.field for c in columns] != [c.field for c in self.table.columns]:
-            replacement = FrameTable(columns)
-            replacement.setObjectName("models-table")
-            self.tables.replaceWidget(0, replacement)
-            self.table.deleteLater()
-            self.table = replacement
+            self.table.set_columns(columns)  # the same widget: one made while the window closes can crash PySide
         self.table.show_frame(table)
         self.baseline.show_frame(baseline)
         self.note.setText(note)

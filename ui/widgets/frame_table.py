@@ -187,9 +187,22 @@ class FrameTable(QTableView):
         # widths are set from the texts when a frame is shown (``_fit_columns``): Qt's own sizing to contents
         # asks the model for every role of 200 rows of every column again at each reload (50 ms for the runs)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for index, column in enumerate(columns):
-            if column.stretch:
-                header.setSectionResizeMode(index, QHeaderView.ResizeMode.Stretch)
+        self._stretch_columns()
+
+    def _stretch_columns(self) -> None:
+        header = self.horizontalHeader()
+        for index, column in enumerate(self.columns):
+            mode = QHeaderView.ResizeMode.Stretch if column.stretch else QHeaderView.ResizeMode.Interactive
+            header.setSectionResizeMode(index, mode)
+
+    def set_columns(self, columns: list[Column]) -> None:
+        """Show other columns (emptied: ``show_frame`` fills them), in the same table widget."""
+        self.columns = self._model.columns = columns
+        self._model.set_frame(pd.DataFrame(), self.key)  # a model reset: the view asks for the new columns
+        self.frame = pd.DataFrame()
+        for index in range(len(columns)):
+            self.setColumnHidden(index, False)
+        self._stretch_columns()
 
     def show_frame(self, frame: pd.DataFrame) -> None:
         """Replace the rows with ``frame``'s, keeping the selected keys selected."""

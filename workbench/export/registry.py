@@ -20,6 +20,7 @@ title alone does not tell two books apart nor join back to published results.
 from __future__ import annotations
 
 import gc
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -243,7 +244,13 @@ def write_csv(frame: pd.DataFrame, path: str | Path, project: "Project | None" =
     path = Path(path)
     if project is not None:
         frame = with_book_keys(project, frame)
-    frame.to_csv(path, index=False)
+    # written beside it, then put in its place: the file is never seen half written
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        frame.to_csv(partial, index=False)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
     return path
 
 
