@@ -99,8 +99,7 @@ class ModelsTableTab(QWidget):
         self.baseline_button = QPushButton("Export baseline (CSV)…")
         self.baseline_button.clicked.connect(lambda: self.export_dialog(baseline=True))
         controls = QHBoxLayout()
-        for label, widget in (("Top", self.top), ("Years", self.year_from), ("", self.year_to),
-                              ("", self.humans), ("Sort by", self.sort_by)):
+        for label, widget in (("Top", self.top), ("Years", self.year_from), ("", self.year_to)):
             if label:
                 controls.addWidget(QLabel(label))
             controls.addWidget(widget)
@@ -125,13 +124,27 @@ class ModelsTableTab(QWidget):
         self.tables.addWidget(self.table)
         self.tables.addWidget(baseline_box)
         self.tables.setSizes([300, 120])
+        for widget in (self.models, self.table, self.baseline):
+            widget.setMinimumHeight(40)
+        # the choice of models, people and order in a column of their own: the page stays narrow enough for a
+        # 1024-pixel screen
+        chooser = QVBoxLayout()
+        chooser.addWidget(self.models, 1)
+        chooser.addWidget(self.humans)
+        sort_row = QHBoxLayout()
+        sort_row.addWidget(QLabel("Sort by"))
+        sort_row.addWidget(self.sort_by, 1)
+        chooser.addLayout(sort_row)
         body = QHBoxLayout()
-        body.addWidget(self.models)
+        body.addLayout(chooser)
         body.addWidget(self.tables, 1)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
         layout.addLayout(controls)
         layout.addWidget(self.note)
         layout.addLayout(body, 1)
+        # no taller than the other result tabs need: the page must fit a laptop window (its tables shrink first)
+        self.setMinimumHeight(110)
 
     def _year_box(self, none_text: str, tooltip: str) -> QSpinBox:
         box = QSpinBox()
