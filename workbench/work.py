@@ -35,6 +35,20 @@ SUMMARIES = "summaries"
 LEAKAGE_RESULTS = "leakage-results"
 VALIDITY_RESULTS = "validity-results"
 ANNOTATION_ITEMS = "annotation-items"
+CONTINUATION_RESULTS = "continuation-results"
+BOOKS = "books"  # the library: books imported, edited, removed
+MODELS = "models"  # the models registered, their settings and prices
+
+#: a run kind's first word -> the results it changes (a run continued from the Jobs page says what it changed)
+KIND_TOPICS = {"cloze": CLOZE_RESULTS, "rep": REP_RESULTS, "reading": READING_RESULTS, "summary": SUMMARIES,
+               "leakage": LEAKAGE_RESULTS, "validity": VALIDITY_RESULTS, "continuation": CONTINUATION_RESULTS}
+
+
+def run_topics(kind: str) -> tuple[str, ...]:
+    """What a run of ``kind`` changes besides the runs themselves (by its kind's first word: 'cloze-mlm' changes
+    name-cloze results)."""
+    topic = KIND_TOPICS.get(str(kind).split("-")[0])
+    return (topic,) if topic else ()
 
 #: said after the cost in every question, on screen and on the terminal
 NOT_PAID_AGAIN = "Answers already stored (or in the response cache) are not paid for again."
@@ -229,11 +243,12 @@ def _labels(labels: list[str], count: int, title: str) -> list[str]:
     return [title] * count
 
 
-def continue_work(project: "Project", run_id: int, retry_failed: bool = False, *, changes: Iterable[str] = (),
+def continue_work(project: "Project", run_id: int, retry_failed: bool = False, *, changes: Iterable[str] | None = None,
                   next_step: str = "ask again for just those to retry them") -> Work:
     """Continuing a stopped run (or asking again only for its failures) as a ``Work``: its model, about what the
     items left cost (from the prompts the run has sent, ``models.usage.estimate_continuation``), and the job
-    runner's resume. A run of a kind nothing can continue is refused when it runs, as before."""
+    runner's resume. A run of a kind nothing can continue is refused when it runs, as before. ``changes``: what
+    it changes (by default, the results of the run's kind, ``run_topics``)."""
     from workbench import jobs
     from workbench.models.registry import get_model
     from workbench.models.usage import estimate_continuation
@@ -242,6 +257,7 @@ def continue_work(project: "Project", run_id: int, retry_failed: bool = False, *
     specs = [get_model(project, int(run["model_id"]))] \
         if run["model_id"] is not None and jobs.can_resume(run["kind"]) else []
     what = "Retrying the failed items of" if retry_failed else "Continuing"
+    changes = run_topics(run["kind"]) if changes is None else changes
     work = Work(project, f"{what} run {run_id}", specs,
                 lambda state: jobs.resume_run(project, run_id, state, retry_failed),
                 cost=lambda spec: estimate_continuation(project, run_id, retry_failed), changes=changes,
