@@ -7,11 +7,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
-from ui import dialogs
 from ui.leakage.analysis_tab import AnalysisTab, refill_or_hint
 from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, count, decimal, share, yes_no
 from ui.widgets.page import Page
+from ui.work_op import WorkOp
 
 RUNNABLE = ("hf", "gguf", "openai")
 NO_MODEL = "(add a model on the Models page)"
@@ -19,6 +19,10 @@ ALL_BOOKS = "All books"
 NO_PROJECT = "Open or create a project (File menu) to ask a model to continue passages of its books."
 NOTHING = ("No continuation runs for this model yet: choose books and press Run. The model is given the first "
            "tokens of passages of each book and its greedy continuation is compared with the book's.")
+
+
+#: what to do about failed passages, from this page (it has no retry of its own)
+RETRY_ON_JOBS = "select the run on the Jobs page and press 'Retry failed only'"
 
 
 def interval(row) -> str:
@@ -112,21 +116,14 @@ class ContinuationTab(AnalysisTab):
         if not model:
             self.show_info("Add a model on the Models page first.")
             return
-        from workbench.models.prices import is_paid
-        from workbench.models.registry import get_model
-        from workbench.probes.continuation.run import estimate, run_continuation
+        from workbench.probes.continuation.plan import continuation_work
 
         project, book = self.project, self.books.currentData()
         books = [int(book)] if book is not None else None
         per_book, prefix, continuation = self.per_book.value(), self.prefix.value(), self.continuation.value()
-        spec = get_model(project, model)
-        if is_paid(spec):
-            found = estimate(project, spec, books, per_book, prefix, continuation)
-            if not dialogs.ask(self, f"{model} is a paid API: {found.describe()} Go ahead?"):
-                return
-        self.start_run(lambda state: run_continuation(project, model, book_ids=books, per_book=per_book,
-                                                      prefix_tokens=prefix, continue_tokens=continuation, state=state),
-                       f"Asking {model} to continue passages", f"Continuation on {model}")
+        WorkOp(self, lambda: continuation_work(project, model, book_ids=books, per_book=per_book,
+                                               prefix_tokens=prefix, continue_tokens=continuation,
+                                               next_step=RETRY_ON_JOBS)).run()
 
 
 class ContinuationPage(Page):
