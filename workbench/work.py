@@ -53,6 +53,8 @@ def run_topics(kind: str) -> tuple[str, ...]:
 #: said after the cost in every question, on screen and on the terminal
 NOT_PAID_AGAIN = "Answers already stored (or in the response cache) are not paid for again."
 RETRY_CHEAPER = "Only failed answers are asked again, so it will cost less."
+#: what to do about failed items, said by a page without a retry of its own ("{run}": the run's number)
+RETRY_ON_JOBS = "to ask again for just those, choose run {run} on the Jobs page and press Retry failed only"
 STOPPED = "Stopped at your request. Everything answered so far is saved; start it again to continue."
 
 
@@ -122,13 +124,17 @@ class Work:
     - ``cost(spec)`` gives one model's ``CostEstimate`` (asked only when an estimate is wanted);
     - ``labels`` names the report(s) ``perform`` returns, in order (the model labels by default);
     - ``unit`` is what the runs' items are called in the outcome ('passages', 'completions');
-    - ``next_step`` is what to do about failed items, in the words of the view that started it.
+    - ``next_step`` is what to do about failed items, in the words of the view that started it ('{run}' stands
+      for the run's number: ``RETRY_ON_JOBS``);
+    - ``headline(outcome)`` is said before the runs' counts (what the work made: 'Book 3, gpt: 40 scenes ...'),
+      unless it was stopped.
     """
 
     def __init__(self, project: "Project", title: str, models: Sequence["ModelSpec"],
                  perform: Callable[[TaskState], Any], *, cost: Callable[["ModelSpec"], "CostEstimate | None"] | None
                  = None, changes: Iterable[str] = (RUNS,), retry_failed: bool = False, unit: str = "items",
-                 next_step: str = "ask again for just those to retry them", labels: Sequence[str] | None = None):
+                 next_step: str = "ask again for just those to retry them", labels: Sequence[str] | None = None,
+                 headline: Callable[[WorkOutcome], str] | None = None):
         self.project = project
         self.title = title
         # one model asked twice (DE-COP's paraphraser, asked too) is asked about once
@@ -140,6 +146,7 @@ class Work:
         self.unit = unit
         self.next_step = next_step
         self.labels = list(labels) if labels is not None else [spec.label for spec in self.models]
+        self.headline = headline
         #: how the command line heads a run's report (the title unless set)
         self.heading = title
 
@@ -200,7 +207,8 @@ class Work:
             return outcome
 
         work = Work(self.project, self.title, self.models, perform, cost=self._cost, changes=self.changes,
-                    retry_failed=self.retry_failed, unit=self.unit, next_step=self.next_step, labels=self.labels)
+                    retry_failed=self.retry_failed, unit=self.unit, next_step=self.next_step, labels=self.labels,
+                    headline=self.headline)
         work.heading = self.heading
         return work
 
@@ -211,14 +219,14 @@ class Work:
         from workbench.run_failures import failure_reasons
         from workbench.runs import run_counts
 
-        lines = []
+        lines = [self.headline(outcome)] if self.headline is not None and not outcome.cancelled else []
         for label, report in zip(outcome.labels, outcome.reports):
             counts = run_counts(self.project, report.run_id)
             ok = int(counts.get("ok", report.answered))
             failed = int(counts.get("failed", max(report.failed, report.failed_total)))
             line = f"{label}: {ok:,} of {report.total:,} {self.unit} answered"
             if failed:
-                line += f", {failed:,} failed ({self.next_step})"
+                line += f", {failed:,} failed ({self.next_step.replace('{run}', str(report.run_id))})"
             lines.append(line + ".")
             if failed:
                 reasons = failure_reasons(self.project, report.run_id)

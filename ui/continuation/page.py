@@ -12,6 +12,7 @@ from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, count, decimal, share, yes_no
 from ui.widgets.page import Page
 from ui.work_op import WorkOp
+from workbench.work import RETRY_ON_JOBS
 
 RUNNABLE = ("hf", "gguf", "openai")
 NO_MODEL = "(add a model on the Models page)"
@@ -19,10 +20,6 @@ ALL_BOOKS = "All books"
 NO_PROJECT = "Open or create a project (File menu) to ask a model to continue passages of its books."
 NOTHING = ("No continuation runs for this model yet: choose books and press Run. The model is given the first "
            "tokens of passages of each book and its greedy continuation is compared with the book's.")
-
-
-#: what to do about failed passages, from this page (it has no retry of its own)
-RETRY_ON_JOBS = "select the run on the Jobs page and press 'Retry failed only'"
 
 
 def interval(row) -> str:

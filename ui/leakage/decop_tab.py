@@ -13,13 +13,12 @@ from ui.work_op import WorkOp
 from workbench.probes.leakage import decop, passages
 from workbench.probes.leakage.decop_scores import describe_decision
 from workbench.probes.leakage.plans import decop_work, regeneration_work
+from workbench.work import RETRY_ON_JOBS
 
 RUNNABLE = ("hf", "gguf", "openai")
 NO_MODEL = "(add a model on the Models page)"
 NO_CUTOFF = "none"
 WARNING_STYLE = "color: #b03a2e;"
-#: what to do about failed items, from this tab (it has no retry of its own)
-RETRY_ON_JOBS = "choose the run on the Jobs page and press 'Retry failed only'"
 
 
 def p_value(value) -> str:
