@@ -126,6 +126,7 @@ class Work:
     - ``unit`` is what the runs' items are called in the outcome ('passages', 'completions');
     - ``next_step`` is what to do about failed items, in the words of the view that started it ('{run}' stands
       for the run's number: ``RETRY_ON_JOBS``);
+    - ``note`` is said with the cost question, before what is not paid for again (what comes on top);
     - ``headline(outcome)`` is said before the runs' counts (what the work made: 'Book 3, gpt: 40 scenes ...'),
       unless it was stopped.
     """
@@ -134,7 +135,7 @@ class Work:
                  perform: Callable[[TaskState], Any], *, cost: Callable[["ModelSpec"], "CostEstimate | None"] | None
                  = None, changes: Iterable[str] = (RUNS,), retry_failed: bool = False, unit: str = "items",
                  next_step: str = "ask again for just those to retry them", labels: Sequence[str] | None = None,
-                 headline: Callable[[WorkOutcome], str] | None = None):
+                 headline: Callable[[WorkOutcome], str] | None = None, note: str = ""):
         self.project = project
         self.title = title
         # one model asked twice (DE-COP's paraphraser, asked too) is asked about once
@@ -147,6 +148,8 @@ class Work:
         self.next_step = next_step
         self.labels = list(labels) if labels is not None else [spec.label for spec in self.models]
         self.headline = headline
+        #: what else the question should say about the cost (retries of unusable answers that come on top)
+        self.note = note
         #: how the command line heads a run's report (the title unless set)
         self.heading = title
 
@@ -179,7 +182,7 @@ class Work:
 
     def cost_note(self) -> str:
         """What the estimate does not count (said with every cost question)."""
-        return NOT_PAID_AGAIN + (f" {RETRY_CHEAPER}" if self.retry_failed else "")
+        return (f"{self.note} " if self.note else "") + NOT_PAID_AGAIN + (f" {RETRY_CHEAPER}" if self.retry_failed else "")
 
     # ------------------------------------------------------------------ running
     def run(self, state: TaskState | None = None) -> WorkOutcome:
@@ -208,7 +211,7 @@ class Work:
 
         work = Work(self.project, self.title, self.models, perform, cost=self._cost, changes=self.changes,
                     retry_failed=self.retry_failed, unit=self.unit, next_step=self.next_step, labels=self.labels,
-                    headline=self.headline)
+                    headline=self.headline, note=self.note)
         work.heading = self.heading
         return work
 
