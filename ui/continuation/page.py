@@ -12,7 +12,7 @@ from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, count, decimal, share, yes_no
 from ui.widgets.page import Page
 from ui.work_op import WorkOp
-from workbench.work import RETRY_ON_JOBS
+from workbench.work import BOOKS, CONTINUATION_RESULTS, MODELS, RETRY_ON_JOBS
 
 RUNNABLE = ("hf", "gguf", "openai")
 NO_MODEL = "(add a model on the Models page)"
@@ -136,6 +136,10 @@ class ContinuationPage(Page):
         layout = QVBoxLayout(self)
         layout.addWidget(self.hint)
         layout.addWidget(self.tab, 1)
+        # what it shows changes elsewhere only as announced (the books, the models, a run continued on the Jobs
+        # page): it reloads then (off screen: when shown), not every time it is shown
+        # (heard by the tab: its own runs reload it already, and are not heard again)
+        ops.changes.listen(self.tab, {BOOKS, MODELS, CONTINUATION_RESULTS}, self.refresh)
         self.refresh()
 
     def set_project(self, project) -> None:
@@ -147,5 +151,3 @@ class ContinuationPage(Page):
         self.tab.setEnabled(self.project is not None)
         self.tab.refresh()
 
-    def on_shown(self) -> None:
-        self.refresh()
