@@ -44,7 +44,7 @@ from workbench.probes.reading.overview import book_status, question_detail
 from workbench.probes.reading.plans import questions_work, summaries_work
 from workbench.probes.reading.run import context_note
 from workbench.summaries.plans import runnable_models
-from workbench.work import RETRY_ON_JOBS
+from workbench.work import BOOKS, MODELS, READING_RESULTS, RETRY_ON_JOBS
 
 NO_PROJECT = "Open or create a project (File menu) to ask models reading questions about its books."
 PAGE = "reading"  # the page's chart in the export registry
@@ -83,6 +83,9 @@ class ReadingPage(Page, OneOperation):
         self.reading = ops.slot(self)  # the background read of the results
         self.answers = pd.DataFrame()
         self._build()
+        # what it shows changes elsewhere only as announced (the books, the models, reading runs continued on the
+        # Jobs page): it reloads then (off screen: when shown), not every time it is shown
+        ops.changes.listen(self, {BOOKS, MODELS, READING_RESULTS}, self._changed_elsewhere)
         self.refresh()
 
     # ------------------------------------------------------------------ layout
@@ -170,9 +173,11 @@ class ReadingPage(Page, OneOperation):
         self.refresh_results()
         self._update_busy()
 
-    def on_shown(self) -> None:
+    def _changed_elsewhere(self) -> None:
         if self.work.operation is None:
             self.refresh()
+        else:  # its own step reloads it when it ends
+            self.refresh_due = True
 
     def refresh_status(self, *_) -> None:
         book = self.steps.book.currentData()
