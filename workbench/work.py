@@ -35,10 +35,26 @@ SUMMARIES = "summaries"
 LEAKAGE_RESULTS = "leakage-results"
 VALIDITY_RESULTS = "validity-results"
 ANNOTATION_ITEMS = "annotation-items"
+CONTINUATION_RESULTS = "continuation-results"
+BOOKS = "books"  # the library: books imported, edited, removed
+MODELS = "models"  # the models registered, their settings and prices
+
+#: a run kind's first word -> the results it changes (a run continued from the Jobs page says what it changed)
+KIND_TOPICS = {"cloze": CLOZE_RESULTS, "rep": REP_RESULTS, "reading": READING_RESULTS, "summary": SUMMARIES,
+               "leakage": LEAKAGE_RESULTS, "validity": VALIDITY_RESULTS, "continuation": CONTINUATION_RESULTS}
+
+
+def run_topics(kind: str) -> tuple[str, ...]:
+    """What a run of ``kind`` changes besides the runs themselves (by its kind's first word: 'cloze-mlm' changes
+    name-cloze results)."""
+    topic = KIND_TOPICS.get(str(kind).split("-")[0])
+    return (topic,) if topic else ()
 
 #: said after the cost in every question, on screen and on the terminal
 NOT_PAID_AGAIN = "Answers already stored (or in the response cache) are not paid for again."
 RETRY_CHEAPER = "Only failed answers are asked again, so it will cost less."
+#: what to do about failed items, said by a page without a retry of its own ("{run}": the run's number)
+RETRY_ON_JOBS = "to ask again for just those, choose run {run} on the Jobs page and press Retry failed only"
 STOPPED = "Stopped at your request. Everything answered so far is saved; start it again to continue."
 
 
@@ -108,13 +124,18 @@ class Work:
     - ``cost(spec)`` gives one model's ``CostEstimate`` (asked only when an estimate is wanted);
     - ``labels`` names the report(s) ``perform`` returns, in order (the model labels by default);
     - ``unit`` is what the runs' items are called in the outcome ('passages', 'completions');
-    - ``next_step`` is what to do about failed items, in the words of the view that started it.
+    - ``next_step`` is what to do about failed items, in the words of the view that started it ('{run}' stands
+      for the run's number: ``RETRY_ON_JOBS``);
+    - ``note`` is said with the cost question, before what is not paid for again (what comes on top);
+    - ``headline(outcome)`` is said before the runs' counts (what the work made: 'Book 3, gpt: 40 scenes ...'),
+      unless it was stopped.
     """
 
     def __init__(self, project: "Project", title: str, models: Sequence["ModelSpec"],
                  perform: Callable[[TaskState], Any], *, cost: Callable[["ModelSpec"], "CostEstimate | None"] | None
                  = None, changes: Iterable[str] = (RUNS,), retry_failed: bool = False, unit: str = "items",
-                 next_step: str = "ask again for just those to retry them", labels: Sequence[str] | None = None):
+                 next_step: str = "ask again for just those to retry them", labels: Sequence[str] | None = None,
+                 headline: Callable[[WorkOutcome], str] | None = None, note: str = ""):
         self.project = project
         self.title = title
         # one model asked twice (DE-COP's paraphraser, asked too) is asked about once
@@ -126,6 +147,9 @@ class Work:
         self.unit = unit
         self.next_step = next_step
         self.labels = list(labels) if labels is not None else [spec.label for spec in self.models]
+        self.headline = headline
+        #: what else the question should say about the cost (retries of unusable answers that come on top)
+        self.note = note
         #: how the command line heads a run's report (the title unless set)
         self.heading = title
 
@@ -158,7 +182,7 @@ class Work:
 
     def cost_note(self) -> str:
         """What the estimate does not count (said with every cost question)."""
-        return NOT_PAID_AGAIN + (f" {RETRY_CHEAPER}" if self.retry_failed else "")
+        return (f"{self.note} " if self.note else "") + NOT_PAID_AGAIN + (f" {RETRY_CHEAPER}" if self.retry_failed else "")
 
     # ------------------------------------------------------------------ running
     def run(self, state: TaskState | None = None) -> WorkOutcome:
@@ -186,7 +210,8 @@ class Work:
             return outcome
 
         work = Work(self.project, self.title, self.models, perform, cost=self._cost, changes=self.changes,
-                    retry_failed=self.retry_failed, unit=self.unit, next_step=self.next_step, labels=self.labels)
+                    retry_failed=self.retry_failed, unit=self.unit, next_step=self.next_step, labels=self.labels,
+                    headline=self.headline, note=self.note)
         work.heading = self.heading
         return work
 
@@ -197,14 +222,14 @@ class Work:
         from workbench.run_failures import failure_reasons
         from workbench.runs import run_counts
 
-        lines = []
+        lines = [self.headline(outcome)] if self.headline is not None and not outcome.cancelled else []
         for label, report in zip(outcome.labels, outcome.reports):
             counts = run_counts(self.project, report.run_id)
             ok = int(counts.get("ok", report.answered))
             failed = int(counts.get("failed", max(report.failed, report.failed_total)))
             line = f"{label}: {ok:,} of {report.total:,} {self.unit} answered"
             if failed:
-                line += f", {failed:,} failed ({self.next_step})"
+                line += f", {failed:,} failed ({self.next_step.replace('{run}', str(report.run_id))})"
             lines.append(line + ".")
             if failed:
                 reasons = failure_reasons(self.project, report.run_id)
@@ -229,11 +254,12 @@ def _labels(labels: list[str], count: int, title: str) -> list[str]:
     return [title] * count
 
 
-def continue_work(project: "Project", run_id: int, retry_failed: bool = False, *, changes: Iterable[str] = (),
+def continue_work(project: "Project", run_id: int, retry_failed: bool = False, *, changes: Iterable[str] | None = None,
                   next_step: str = "ask again for just those to retry them") -> Work:
     """Continuing a stopped run (or asking again only for its failures) as a ``Work``: its model, about what the
     items left cost (from the prompts the run has sent, ``models.usage.estimate_continuation``), and the job
-    runner's resume. A run of a kind nothing can continue is refused when it runs, as before."""
+    runner's resume. A run of a kind nothing can continue is refused when it runs, as before. ``changes``: what
+    it changes (by default, the results of the run's kind, ``run_topics``)."""
     from workbench import jobs
     from workbench.models.registry import get_model
     from workbench.models.usage import estimate_continuation
@@ -242,6 +268,7 @@ def continue_work(project: "Project", run_id: int, retry_failed: bool = False, *
     specs = [get_model(project, int(run["model_id"]))] \
         if run["model_id"] is not None and jobs.can_resume(run["kind"]) else []
     what = "Retrying the failed items of" if retry_failed else "Continuing"
+    changes = run_topics(run["kind"]) if changes is None else changes
     work = Work(project, f"{what} run {run_id}", specs,
                 lambda state: jobs.resume_run(project, run_id, state, retry_failed),
                 cost=lambda spec: estimate_continuation(project, run_id, retry_failed), changes=changes,

@@ -261,9 +261,9 @@ def test_a_paid_api_asks_with_a_cost_estimate_and_failed_summaries_are_retried(q
     boxes.answer = False  # the estimate is shown, nothing is sent
     dialog.summarize_button.click()
     wait_idle(qtbot, dialog)
-    assert "is a paid API" in boxes.questions[0] and "2 requests" in boxes.questions[0]
-    assert "2 requests" in dialog.cost.text()
-    assert dialog.result.text() == "Nothing was sent to the model."
+    assert boxes.questions[0].startswith("Summaries by server for 'sv'.")  # the one wording of planned work
+    assert "server is a paid API: 2 requests" in boxes.questions[0] and "up to 1 times in all" in boxes.questions[0]
+    assert dialog.result.text().startswith("Nothing was started. server is a paid API: 2 requests")
     assert fault_proxy.posts() == [] and dialog.project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
 
     boxes.answer = True
@@ -279,7 +279,9 @@ def test_a_paid_api_asks_with_a_cost_estimate_and_failed_summaries_are_retried(q
     dialog.last_report = None
     dialog.attempts.setValue(3)
     dialog.retry_button.click()
-    assert "sends up to 1 more request" in boxes.questions[-1]
+    qtbot.waitUntil(lambda: len(boxes.questions) == 3, timeout=WAIT_MS)  # once its cost is estimated
+    assert boxes.questions[-1].startswith("Asking server again for the failed")
+    assert "server is a paid API: 1 requests" in boxes.questions[-1], boxes.questions[-1]
     qtbot.waitUntil(lambda: dialog.last_report is not None and dialog.operation is None, timeout=WAIT_MS)
     report = dialog.last_report
     # the failed summary was asked again, then its changed version was made (it had never been asked)
@@ -302,7 +304,7 @@ def test_cancelling_summaries_keeps_what_was_done(qtbot, tmp_path, scene_library
     fault_proxy.always(Fault.slow(0.3))
     dialog.summarize_button.click()
     # the estimate comes first; the run starts once it is answered
-    qtbot.waitUntil(lambda: dialog.operation is not None and dialog.operation.label == "Making summaries"
+    qtbot.waitUntil(lambda: dialog.operation is not None and dialog.operation.label == "Summaries by server for 'sv'"
                     and bool(dialog.progress_seen), timeout=WAIT_MS)
     dialog.progress_row.cancel_button.click()
     qtbot.waitUntil(lambda: dialog.last_report is not None and dialog.operation is None, timeout=WAIT_MS)

@@ -44,3 +44,28 @@ def test_the_page_runs_the_probe_and_shows_table_and_charts(qtbot, shown_page, t
     assert len(plots["continuation-ranked"].marks) >= 1
     if SCREENSHOT:
         page.grab().save(os.path.join(SCREENSHOT, "continuation-page.png"))
+
+
+def test_a_paid_api_is_asked_about_once_and_no_sends_nothing(qtbot, shown_page, two_books, messages, fault_proxy,
+                                                             llama_server):
+    """The page asked in its own words; now the one question of planned work (what it is, what it costs at most,
+    what is not paid for again), and No starts nothing."""
+    from workbench.models.prices import set_price
+
+    project, seen, unseen = two_books
+    add_model(project, ModelSpec(label="api", backend="openai", ref=llama_server.model, base_url=fault_proxy.base_url))
+    set_price(project, llama_server.model, 2.5, 10.0)
+    page = shown_page(ContinuationPage, project, size=(1300, 850))
+    _settle(qtbot, page)
+    tab = page.tab
+    tab.model.setCurrentIndex(tab.model.findData("api"))
+    tab.per_book.setValue(2)
+    messages["answer"] = False
+    tab.run()
+    _settle(qtbot, page)
+    assert len(messages["questions"]) == 1
+    question = messages["questions"][0]
+    assert question.startswith("Continuation on api.") and "api is a paid API: 4 requests" in question
+    assert "not paid for again" in question
+    assert fault_proxy.posts() == [] and "Nothing was started." in tab.summary.text()
+    assert project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0

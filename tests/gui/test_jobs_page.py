@@ -126,7 +126,7 @@ def test_retry_failed_only_redoes_the_failures(page, project, llama_server, qtbo
     assert messages["errors"] == messages["infos"] == []
 
 
-def test_running_work_shows_progress_and_cancel_stops_it(page, project, fault_proxy, resumable, qtbot):
+def test_running_work_shows_progress_and_cancel_stops_it(page, project, fault_proxy, resumable, qtbot, messages):
     fault_proxy.always(Fault.slow(0.3))
     run_id = new_run(project, fault_proxy.base_url, items=40)
     page.select_run(run_id)
@@ -147,6 +147,51 @@ def test_running_work_shows_progress_and_cancel_stops_it(page, project, fault_pr
     assert row["Status"] == "cancelled"
     done = int(row["Answered"].split(" of ")[0])
     assert 2 <= done < 40
+    assert len(messages["questions"]) == 1  # the model is an API not marked free: asked before it continued
+    assert page.status_line.text().endswith("Stopped at your request. Everything answered so far is saved; "
+                                            "start it again to continue.")
+
+
+def test_continue_on_a_paid_api_asks_once_and_no_sends_nothing(page, project, fault_proxy, resumable, qtbot,
+                                                               messages):
+    """Continue resumed a run on a paid API without a word; now it says what the items left cost and asks."""
+    run_id = new_run(project, fault_proxy.base_url)
+    prices.set_price(project, "tiny", 2.5, 10.0)
+    state = TaskState()
+    state._on_partial = lambda _: state.cancel()
+    jobs.resume_run(project, run_id, state)
+    sent = len(fault_proxy.posts())
+    page.refresh()
+    page.select_run(run_id)
+    messages["answer"] = False
+    page.continue_button.click()
+    wait_idle(qtbot, page)
+    assert len(messages["questions"]) == 1
+    question = messages["questions"][0]
+    assert question.startswith(f"Continuing run {run_id} ({KIND}).") and "is a paid API: 5 requests" in question
+    assert len(fault_proxy.posts()) == sent  # No: nothing sent
+    assert row_of(page, run_id)["Answered"] == "1 of 6" and page.continue_button.isEnabled()
+    assert page.status_line.text().startswith("Nothing was started.")
+
+    messages["answer"] = True
+    page.continue_button.click()
+    wait_idle(qtbot, page)
+    assert len(messages["questions"]) == 2 and messages["errors"] == []
+    assert len(fault_proxy.posts()) == sent + 5
+    assert row_of(page, run_id)["Answered"] == "6 of 6"
+    assert page.status_line.text() == f"Run {run_id}: 6 of 6 items answered."
+
+
+def test_continue_on_a_model_marked_free_starts_at_once(page, project, llama_server, resumable, qtbot, messages):
+    spec = registry.add_model(project, ModelSpec(label="mine", backend="openai", ref="tiny",
+                                                 base_url=llama_server.base_url, params={"free": True}))
+    run_id = jobs.create_run(project, KIND, model_id=spec.id, params=GenerationParams(max_tokens=3).as_dict(),
+                             config={"items": 3})
+    page.refresh()
+    page.select_run(run_id)
+    page.continue_button.click()
+    wait_idle(qtbot, page)
+    assert messages["questions"] == [] and row_of(page, run_id)["Answered"] == "3 of 3"
 
 
 def test_a_run_no_probe_can_resume_cannot_be_continued(page, project):

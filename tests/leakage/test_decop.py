@@ -417,3 +417,27 @@ def test_the_methods_text_describes_the_passage_as_the_unit(study):
     assert runs[old]["leakage"]["names_book"] is False and runs[new]["leakage"]["names_book"] is True
     assert runs[new]["leakage"]["paraphraser_tested"] is True
     assert "the question did not name the book" in rest and "- **Caution:** the paraphrases were written by" in rest
+
+
+def test_the_planned_work_paraphrases_then_asks_and_says_how_it_went(decop_project):
+    """``decop_work`` (the command line's and the tab's one plan): both runs, labelled; passages left without
+    usable paraphrases are named as not asked; the local models cost nothing and are not asked about."""
+    from workbench.probes.leakage.plans import NOT_ASKED, decop_work
+
+    project, _, items = decop_project
+    work = decop_work(project, "reader", "writer", orders=4)
+    assert work.paid == [] and [s.label for s in work.models] == ["writer", "reader"]
+    assert work.estimate().cost == 0.0
+    outcome = work.run()
+    words = work.outcome_words(outcome)
+    assert outcome.labels[0] == "Paraphrases by writer" and outcome.reports[0].total == 6
+    assert words.startswith("Paraphrases by writer: ")
+    lacking = decop.lacking_paraphrases(project, "writer", items)
+    if len(lacking) < len(items):
+        assert outcome.labels[1] == "Questions to reader (4 orders per passage)"
+        assert outcome.reports[1].total == 4 * (len(items) - len(lacking))
+    if len(lacking):
+        assert outcome.problems[NOT_ASKED].startswith(f"{len(lacking)} passage(s) lack three usable paraphrases")
+    again = decop_work(project, "reader", "writer", orders=4).run()  # the same work: nothing asked again
+    assert [r.run_id for r in again.reports] == [r.run_id for r in outcome.reports]
+    assert all(r.processed == 0 for r in again.reports)

@@ -70,7 +70,8 @@ def test_the_tab_warns_scores_by_passage_and_decides_against_clean_books(qtbot, 
     assert not messages["errors"]
 
 
-def test_new_paraphrases_are_offered_for_the_passages_refused(qtbot, shown_page, project, messages, tmp_path):
+def test_new_paraphrases_are_offered_for_the_passages_refused(qtbot, shown_page, project, messages, tmp_path,
+                                                              monkeypatch):
     from ui.leakage.decop_tab import _for_the_tab
     from workbench.probes.leakage import decop
 
@@ -85,11 +86,12 @@ def test_new_paraphrases_are_offered_for_the_passages_refused(qtbot, shown_page,
     tab = page.decop
     tab.paraphraser.setCurrentIndex(tab.paraphraser.findText("writer"))
     tab.source.choose_file(source)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # set, or the work is refused before any question
     messages["answer"] = False
     tab.rewrite()
     wait_idle(qtbot, tab)
     (question,) = messages["questions"]
-    assert question.startswith("New paraphrases call a paid API. writer: ") and "6 requests" in question, question
+    assert question.startswith("New paraphrases by writer.") and "writer is a paid API: 6 requests" in question, question
     assert project.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 9  # nothing sent
     assert project.db.execute("SELECT COUNT(*) FROM leakage_passages").fetchone()[0] == 3  # the same passages
 

@@ -173,8 +173,12 @@ def test_without_a_corpus_the_analysis_says_what_to_do(qtbot, page, messages):
     assert messages["infos"] == ["Build a reference corpus (Corpora tab) or add a remote one first."]
 
 
-def test_decop_with_a_paid_api_says_what_it_costs_first(qtbot, page, project, messages):
+def test_decop_with_a_paid_api_says_what_it_costs_first(qtbot, page, project, messages, monkeypatch):
+    """One question in the one wording of planned work, the model asked about once though it both paraphrases
+    and answers; No sends nothing."""
     from workbench.models.registry import ModelSpec, add_model
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # set, or the work is refused before any question
 
     add_cloze_book(project, "Harbour", CORPUS[0].replace("Nobody", "Ada"), ["Ada"])
     add_model(project, ModelSpec(label="api", backend="openai", ref="gpt-4o-mini", api_key_env="OPENAI_API_KEY"))
@@ -185,7 +189,9 @@ def test_decop_with_a_paid_api_says_what_it_costs_first(qtbot, page, project, me
     tab.run()
     wait_idle(qtbot, tab)
     (question,) = messages["questions"]
-    assert question.startswith("DE-COP calls a paid API. api: ") and "requests" in question, question
+    assert question.startswith("DE-COP on api (paraphrases by api).") and "api is a paid API: " in question, question
+    assert question.count("is a paid API") == 1 and "requests" in question and "not paid for again" in question
+    assert "Nothing was started." in tab.summary.text()
     assert project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
     assert not messages["errors"]
 

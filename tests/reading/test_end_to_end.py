@@ -125,8 +125,9 @@ def test_a_tiny_random_model_forgets_nothing_because_it_never_knew(study, llama_
     assert (choice["temperature"], choice["max_tokens"], choice["seed"]) == (1.0, 1, None)
 
 
-def test_a_paid_model_is_not_asked_without_a_yes(study, capsys):
+def test_a_paid_model_is_not_asked_without_a_yes(study, capsys, monkeypatch):
     path, books = study
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # set, or the work is refused before the question
     project = Project.open(path)
     add_model(project, ModelSpec(label="api", backend="openai", ref="gpt-4o-mini", api_key_env="OPENAI_API_KEY"))
     project.close()

@@ -73,7 +73,9 @@ def test_the_steps_run_in_the_background_and_the_curve_opens_on_a_question(qtbot
     assert not messages["errors"]
 
 
-def test_an_api_model_says_what_the_questions_cost_before_asking(qtbot, shown_page, project, two_books, messages):
+def test_an_api_model_says_what_the_questions_cost_before_asking(qtbot, shown_page, project, two_books, messages,
+                                                                 monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # set, or the work is refused before any question
     build_questions(project, two_books.book_id, QuestionSettings(every=3, options=4, reconstruction=2))
     add_model(project, ModelSpec(label="api", backend="openai", ref="gpt-4o-mini", api_key_env="OPENAI_API_KEY"))
     page = shown_page(ReadingPage, project)
@@ -87,7 +89,9 @@ def test_an_api_model_says_what_the_questions_cost_before_asking(qtbot, shown_pa
     page.ask()
     _settle(qtbot, page)
     (question,) = messages["questions"]
-    assert question.startswith("Asking the questions takes") and "requests" in question and "$" in question
+    assert question.startswith("Reading questions to api.") and "api is a paid API: " in question, question
+    assert "requests" in question and "$" in question and "not paid for again" in question
+    assert "Nothing was started." in page.summary.text()
     assert project.db.execute("SELECT COUNT(*) FROM runs WHERE kind = 'reading-answer'").fetchone()[0] == 0
 
 
@@ -132,3 +136,24 @@ def test_a_run_with_failures_says_why_and_how_to_retry_them(qtbot, shown_page, p
     assert text.startswith("Questions to busy:") and "failed because" in text, text
     assert "Jobs page and press Retry failed only" in text
     assert not messages["errors"]
+
+
+def test_summaries_by_a_paid_api_are_asked_about_in_the_one_wording_and_no_sends_nothing(
+        qtbot, shown_page, project, two_books, messages, fault_proxy, llama_server):
+    from workbench.models.prices import set_price
+    from workbench.probes.reading.scenes import make_scenes
+
+    make_scenes(project, two_books.book_id, 120)
+    add_model(project, ModelSpec(label="api", backend="openai", ref=llama_server.model, base_url=fault_proxy.base_url))
+    set_price(project, llama_server.model, 2.5, 10.0)
+    page = shown_page(ReadingPage, project)
+    _settle(qtbot, page)
+    page.steps.summary_model.setCurrentIndex(page.steps.summary_model.findData("api"))
+    runs = project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]  # the book's imported summaries
+    messages["answer"] = False
+    page.summarize()
+    _settle(qtbot, page)
+    (question,) = messages["questions"]
+    assert question.startswith(f"Summarizing book {two_books.book_id} with api.") and "api is a paid API: " in question
+    assert fault_proxy.posts() == [] and "Nothing was started." in page.summary.text()
+    assert project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == runs

@@ -156,6 +156,7 @@ def test_a_paid_model_is_estimated_and_asked_about_first(qtbot, sampled_page, pr
     wait_idle(qtbot, page)
     assert len(messages["questions"]) == 1 and "paid API" in messages["questions"][0]
     assert "2 requests" in messages["questions"][0]
+    assert messages["questions"][0].startswith("Asking paid: year of first publication.")  # the one wording
     assert "Nothing was started" in page.summary.text()
     assert project.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
     choose(page.ask_model, "keyless")

@@ -109,18 +109,20 @@ def test_what_cannot_run_is_said(sampled, tiny_causal_dir):
         run_task(sampled, "plot", "outside")
 
 
-def test_a_paid_model_is_estimated_and_the_command_asks_first(server_model, capsys):
+def test_a_paid_model_is_estimated_and_the_command_asks_first(server_model, capsys, monkeypatch):
     project = server_model
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # set, or the work is refused before the question
     add_model(project, ModelSpec(label="paid", backend="openai", ref="gpt-4o-mini", base_url=None))
     estimate = estimate_run(project, "year", "paid", template="short-year")
     assert estimate.requests == 4 and estimate.max_completion_tokens == 4 * 12 and estimate.prompt_tokens > 0
     assert estimate.cost is not None and estimate.cost > 0
     code = main(["validity", "run", str(project.path), "--question", "year", "--model", "paid", "--template", "short-year"])
-    assert code == 1 and "Nothing was asked. 4 requests" in capsys.readouterr().err
+    err = capsys.readouterr().err  # the one question of planned work (no terminal here: refused, nothing sent)
+    assert code == 1 and "paid is a paid API: 4 requests" in err and "Nothing was sent" in err and "--yes" in err
     assert project.db.execute("SELECT COUNT(*) FROM runs WHERE kind = 'validity-year'").fetchone()[0] == 0
     assert main(["validity", "run", str(project.path), "--question", "year", "--model", "tiny-server", "--template",
                  "short-year", "--max-tokens", "4", "--yes"]) == 0
-    assert "4 of 4 passages answered" in capsys.readouterr().out
+    assert "4 of 4 answered" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------------------------------------- commands

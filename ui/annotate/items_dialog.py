@@ -35,6 +35,7 @@ from ui.annotate.tasks_view import KIND_NAMES, plural
 from ui.background import Operation
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.screen_fit import resize_to_fit
+from ui.work_op import WorkOp
 from workbench.annotation.item_import import import_items
 from workbench.annotation.items import PASSAGE_WORDS, SCENE_CHARS, add_book_passages
 from workbench.annotation.overview import tasks_overview
@@ -43,12 +44,11 @@ from workbench.errors import UserError
 from workbench.models.registry import choice_text
 from workbench.summaries.plans import (
     SummaryPlan,
-    estimate_plan_cost,
     is_paid,
     models_overview,
-    retry_failed,
-    run_plan,
+    retry_work,
     runnable_models,
+    summary_items_work,
 )
 from workbench.summaries.runs import DEFAULT_MAX_ATTEMPTS, SUMMARY_PARAMS
 
@@ -100,6 +100,7 @@ class AddItemsDialog(QDialog):
     def __init__(self, ops, project, task: Task, parent: QWidget | None = None):
         super().__init__(parent)
         self.project = project
+        self.ops = ops  # planned model work (``WorkOp``) announces what it changed on its change bus
         self.task = task
         self.work = ops.slot(self)
         self.work.busy_changed.connect(self._set_busy)
@@ -307,37 +308,15 @@ class AddItemsDialog(QDialog):
         self.retry_button.setEnabled(self.operation is None and self._failed_for_chosen() > 0)
 
     def make_summaries(self) -> Operation | None:
+        """The chosen model summarizes the sampled scenes (a paid API is asked about first)."""
         plan = self.plan()
         try:
             plan.check()
         except UserError as exc:
             self.show_error(str(exc))
             return None
-        if not self._chosen_is_paid():
-            return self._start(self._summaries(plan), "Making summaries", self._summaries_done)
         project, task_id = self.project, self.task.id
-        return self._start(lambda state: (plan, estimate_plan_cost(project, task_id, plan, state)),
-                           "Estimating what the summaries cost", self._confirm_cost)
-
-    def _confirm_cost(self, estimated: tuple) -> None:
-        plan, estimate = estimated
-        text = estimate.describe()
-        self.cost.setText(text)
-        question = (f"'{plan.model}' is a paid API.\n\n{text}\n\nEach scene needs a summary and then a changed "
-                    f"version of it. An unusable answer is asked again (up to {plan.max_attempts} times in all), "
-                    "which costs more; answers already stored are not paid for again. Start?")
-        if dialogs.ask(self, question):
-            self._launch(self._summaries(plan), "Making summaries", self._summaries_done)  # in the estimate's place
-        else:
-            self.result.setText("Nothing was sent to the model.")
-
-    def _summaries(self, plan: SummaryPlan):
-        project, task_id = self.project, self.task.id
-
-        def work(state):
-            return run_plan(project, task_id, plan, state), state.cancelled
-
-        return work
+        return self._start_work(lambda: summary_items_work(project, task_id, plan))
 
     def retry_failed_summaries(self) -> Operation | None:
         label = self.model.currentData()
@@ -345,16 +324,30 @@ class AddItemsDialog(QDialog):
         if not failed:
             self.show_error("The chosen model has no failed summaries to ask again.")
             return None
-        if self._chosen_is_paid() and not dialogs.ask(
-                self, f"'{label}' is a paid API. Asking again sends up to {failed} more request(s) (more if answers "
-                      "are unusable again). Continue?"):
-            return None
         project, task_id = self.project, self.task.id
+        return self._start_work(lambda: retry_work(project, task_id, label))
 
-        def work(state):
-            return retry_failed(project, task_id, label, state), state.cancelled
+    def _start_work(self, plan) -> Operation | None:
+        """Planned model work, the one way (``WorkOp``): its outcome said here, the page's counts reloaded."""
+        if self.operation is not None:
+            self.show_error("Wait for the work in progress to finish (or cancel it) first.")
+            return None
+        self._clear_result()
+        return WorkOp(self, plan).progress(self._progressed).success(self._summaries_worked).run()
 
-        return self._start(work, "Retrying failed summaries", self._summaries_done)
+    def _summaries_worked(self, outcome) -> None:
+        if outcome.value is not None:
+            self._summaries_done((outcome.value, outcome.cancelled))
+
+    # what ``WorkOp`` asks of the view that started it
+    def show_status(self, text: str) -> None:
+        self.result.setText(text)
+
+    def work_failed(self, message: str, details: str) -> None:
+        self._failed(message, details)
+
+    def work_ended(self) -> None:
+        self._ended()
 
     def _summaries_done(self, result) -> None:
         report, stopped = result
@@ -392,11 +385,14 @@ class AddItemsDialog(QDialog):
             return None
         return self._launch(fn, label, on_done)
 
-    def _launch(self, fn, label: str, on_done) -> Operation:
-        """Start ``fn`` in place of what runs (an estimate whose answer has just come)."""
+    def _clear_result(self) -> None:
         self.result.clear()
         self.result.setStyleSheet("")
         self.progress_seen = []
+
+    def _launch(self, fn, label: str, on_done) -> Operation:
+        """Start ``fn`` on the dialog's slot."""
+        self._clear_result()
         return self.work.start(fn, label=label, project=self.project, on_done=on_done, on_error=self._failed,
                                on_progress=self._progressed, on_cancelled=self._cancelled, on_end=self._ended)
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
-from ui import dialogs
 from ui.leakage.analysis_tab import AnalysisTab, refill_or_hint
 from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, count, decimal, share, yes_no
 from ui.widgets.page import Page
+from ui.work_op import WorkOp
+from workbench.work import BOOKS, CONTINUATION_RESULTS, MODELS, RETRY_ON_JOBS
 
 RUNNABLE = ("hf", "gguf", "openai")
 NO_MODEL = "(add a model on the Models page)"
@@ -112,21 +113,14 @@ class ContinuationTab(AnalysisTab):
         if not model:
             self.show_info("Add a model on the Models page first.")
             return
-        from workbench.models.prices import is_paid
-        from workbench.models.registry import get_model
-        from workbench.probes.continuation.run import estimate, run_continuation
+        from workbench.probes.continuation.plan import continuation_work
 
         project, book = self.project, self.books.currentData()
         books = [int(book)] if book is not None else None
         per_book, prefix, continuation = self.per_book.value(), self.prefix.value(), self.continuation.value()
-        spec = get_model(project, model)
-        if is_paid(spec):
-            found = estimate(project, spec, books, per_book, prefix, continuation)
-            if not dialogs.ask(self, f"{model} is a paid API: {found.describe()} Go ahead?"):
-                return
-        self.start_run(lambda state: run_continuation(project, model, book_ids=books, per_book=per_book,
-                                                      prefix_tokens=prefix, continue_tokens=continuation, state=state),
-                       f"Asking {model} to continue passages", f"Continuation on {model}")
+        WorkOp(self, lambda: continuation_work(project, model, book_ids=books, per_book=per_book,
+                                               prefix_tokens=prefix, continue_tokens=continuation,
+                                               next_step=RETRY_ON_JOBS)).run()
 
 
 class ContinuationPage(Page):
@@ -142,6 +136,10 @@ class ContinuationPage(Page):
         layout = QVBoxLayout(self)
         layout.addWidget(self.hint)
         layout.addWidget(self.tab, 1)
+        # what it shows changes elsewhere only as announced (the books, the models, a run continued on the Jobs
+        # page): it reloads then (off screen: when shown), not every time it is shown
+        # (heard by the tab: its own runs reload it already, and are not heard again)
+        ops.changes.listen(self.tab, {BOOKS, MODELS, CONTINUATION_RESULTS}, self.refresh)
         self.refresh()
 
     def set_project(self, project) -> None:
@@ -153,5 +151,3 @@ class ContinuationPage(Page):
         self.tab.setEnabled(self.project is not None)
         self.tab.refresh()
 
-    def on_shown(self) -> None:
-        self.refresh()

@@ -1,7 +1,9 @@
 """The Jobs page: work running now (progress, time left, Cancel) and every run of the project.
 
-A finished, stopped or crashed run can be continued, or just its failed items retried: the page calls
-``workbench.jobs.resume_run``, which asks the probe that created the run to rebuild its work.
+A finished, stopped or crashed run can be continued, or just its failed items retried: the page plans it with
+``workbench.work.continue_work`` (the probe that created the run rebuilds its work) and starts it the one way,
+``ui.work_op.WorkOp``: a paid API is asked about first (about what the items left cost), and how it went is said
+on the page. Several runs may continue at once (each beside the others, not on one slot).
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from ui.widgets.page import Page
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.table_filling import filling
 from ui.widgets.table_style import one_line_rows
+from ui.work_op import WorkOp
 from workbench import jobs
 from workbench.export.methods import write_methods
 from workbench.models.usage import run_cost_text, runs_overview
 from workbench.run_failures import failure_reasons
+from workbench.work import continue_work
 
 RUN_COLUMNS = ["Run", "Kind", "Model", "About", "Status", "Answered", "Failed", "Model calls", "Tokens in / out",
                "Cost", "Finished"]
@@ -131,6 +135,9 @@ class JobsPage(Page):
         header.setMinimumSectionSize(40)
         self.runs_table.itemSelectionChanged.connect(self._selection_changed)
         self.runs_hint = QLabel("")
+        self.status_line = QLabel("")  # how the last run continued here went (or that nothing was started)
+        self.status_line.setWordWrap(True)
+        self.status_line.hide()
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setPlaceholderText("Select a run to see its notes and why items failed.")
@@ -140,6 +147,7 @@ class JobsPage(Page):
         runs_layout = QVBoxLayout(runs_group)
         runs_layout.addLayout(buttons)
         runs_layout.addWidget(self.runs_hint)
+        runs_layout.addWidget(self.status_line)
         runs_layout.addWidget(self.runs_table, 1)
         runs_layout.addWidget(self.details)
 
@@ -349,25 +357,31 @@ class JobsPage(Page):
         self.show_info(f"Wrote the methods text to {paths[0]}, and its JSON record to {paths[1].name} beside it.")
 
     def resume_selected(self, retry_failed: bool) -> None:
+        """Continue the selected run (or ask again for its failed items): a paid API is asked about first."""
         run_id = self.selected_run_id()
         if run_id is None or self.project is None:
-            return
-        record = self._runs[run_id]
-        what = "Retrying failed items of" if retry_failed else "Continuing"
+            return None
+        kind = wording.run_kind(self._runs[run_id]["kind"])
         project = self.project
-        self.ops.run(
-            lambda state: jobs.resume_run(project, run_id, state, retry_failed),
-            label=f"{what} run {run_id} ({wording.run_kind(record['kind'])})",
-            project=project,
-            on_done=self._resumed,
-            on_error=self.show_error,
-            on_end=self.refresh_runs,
-        )
+
+        def plan():
+            work = continue_work(project, run_id, retry_failed, next_step="use 'Retry failed only' to ask again")
+            work.title = f"{work.title} ({kind})"
+            return work
+
         self.continue_button.setEnabled(False)
         self.retry_button.setEnabled(False)
+        operation = WorkOp(self, plan).success(self._resumed).declined(self._selection_changed).run()
+        if operation is None:
+            self._selection_changed()
+        return operation
 
-    def _resumed(self, report: jobs.JobReport) -> None:
+    def show_status(self, text: str) -> None:
+        """What the last Continue or Retry did (``WorkOp`` says it here)."""
+        self.status_line.setText(text)
+        self.status_line.setVisible(bool(text))
+
+    def _resumed(self, outcome) -> None:
         self.refresh_runs()
-        self.select_run(report.run_id)
-        if report.message:
-            self.details.appendPlainText(report.message)
+        if outcome.report is not None:
+            self.select_run(outcome.report.run_id)

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QSpinBox
 
-from ui import dialogs
 from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, hint, model_labels, refill_or_hint
 from ui.widgets.frame_table import Column, count, share
-from workbench.models.prices import is_paid
-from workbench.models.registry import get_model
+from ui.work_op import WorkOp
 from workbench.probes.leakage import decop, passages
 from workbench.probes.leakage.decop_scores import describe_decision
-from workbench.run_failures import describe_outcome
+from workbench.probes.leakage.plans import decop_work, regeneration_work
+from workbench.work import RETRY_ON_JOBS
 
 RUNNABLE = ("hf", "gguf", "openai")
 NO_MODEL = "(add a model on the Models page)"
@@ -133,42 +132,17 @@ class DecopTab(AnalysisTab):
             return None
         return model, paraphraser
 
-    def run(self, *, confirmed: bool = False) -> None:
+    def run(self) -> None:
+        """Paraphrases (where needed), then the questions: a paid API (either model) is asked about once."""
         chosen = self._chosen()
         if chosen is None:
             return
         model, paraphraser = chosen
         project, source, orders = self.project, self.source.source(), self.orders.currentData()
-        paid = [label for label in dict.fromkeys((paraphraser, model)) if is_paid(get_model(project, label))]
-        if paid and not confirmed:
-            def estimate(state):
-                costs = decop.estimate_costs(project, model, paraphraser, passages.gather(project, source),
-                                             orders=orders)
-                return " ".join(f"{label}: {costs[label].describe()}" for label in paid)
+        WorkOp(self, lambda: decop_work(project, model, paraphraser, source, orders=orders,
+                                        next_step=RETRY_ON_JOBS, lacking_words=_for_the_tab)).run()
 
-            self.start(estimate, "Estimating what DE-COP costs", self._confirm)
-            return
-
-        def work(state):
-            ids = passages.gather(project, source)
-            paraphrased = decop.run_paraphrases(project, paraphraser, passage_ids=ids, state=state)
-            said = [describe_outcome(project, paraphrased, f"Paraphrases by {paraphraser}")]
-            if paraphrased.status == "cancelled":
-                return said[0]
-            lacking = decop.lacking_paraphrases(project, paraphraser, ids)
-            said.append(_for_the_tab(decop.lacking_message(lacking, paraphraser)))
-            if len(lacking) < len(set(ids)):
-                asked = decop.run_quiz(project, model, paraphraser, passage_ids=ids, orders=orders, state=state)
-                said.append(describe_outcome(project, asked, f"Questions to {model} ({orders} orders per passage)"))
-            return "\n".join(filter(None, said))
-
-        self.start(work, f"DE-COP: {model}", self.summary.show_text)
-
-    def _confirm(self, estimate: str) -> None:
-        if dialogs.ask(self, f"DE-COP calls a paid API. {estimate} Go ahead?"):
-            self.run(confirmed=True)
-
-    def rewrite(self, *, confirmed: bool = False) -> None:
+    def rewrite(self) -> None:
         """New paraphrases for the chosen passages that lack three usable ones."""
         chosen = self._chosen()
         if chosen is None:
@@ -176,34 +150,18 @@ class DecopTab(AnalysisTab):
         _, paraphraser = chosen
         project, source = self.project, self.source.source()
 
-        def lacking_ids(state) -> list[int]:
+        def lacking_ids() -> list[int]:  # on the worker, when the work is estimated or run
             lacking = decop.lacking_paraphrases(project, paraphraser, passages.gather(project, source))
             return [int(i) for i, problems in zip(lacking["item_id"], lacking["problems"])
                     if problems != "none written yet"]
 
-        if is_paid(get_model(project, paraphraser)) and not confirmed:
-            def estimate(state):
-                ids = lacking_ids(state)
-                return f"{paraphraser}: {decop.estimate_regeneration(project, paraphraser, ids).describe()}" if ids else ""
+        WorkOp(self, lambda: regeneration_work(project, paraphraser, lacking_ids, next_step=RETRY_ON_JOBS)
+               ).success(self._rewritten).run()
 
-            self.start(estimate, "Estimating what new paraphrases cost", self._confirm_rewrite)
-            return
-
-        def work(state):
-            ids = lacking_ids(state)
-            if not ids:
-                return (f"Every passage with paraphrases by {paraphraser} has three usable ones; passages without "
-                        "any get them from 'Paraphrase and ask'.")
-            report = decop.regenerate(project, paraphraser, ids, state=state)
-            return describe_outcome(project, report, f"New paraphrases by {paraphraser} for {len(ids)} passage(s)")
-
-        self.start(work, f"New paraphrases by {paraphraser}", self.summary.show_text)
-
-    def _confirm_rewrite(self, estimate: str) -> None:
-        if not estimate:
-            self.summary.show_text("Every passage with paraphrases has three usable ones.")
-        elif dialogs.ask(self, f"New paraphrases call a paid API. {estimate} Go ahead?"):
-            self.rewrite(confirmed=True)
+    def _rewritten(self, outcome) -> None:
+        if not outcome.reports:
+            self.summary.show_text("Every passage with paraphrases by this model has three usable ones; passages "
+                                   "without any get them from 'Paraphrase and ask'.")
 
 
 def _for_the_tab(message: str) -> str:

@@ -52,6 +52,7 @@ RESULTS_ONLY_SOURCE = "results only: "  # before the results file's name in its 
 
 class BooksModel(QAbstractTableModel):
     edit_refused = Signal(str)  # a plain message: why an edit was not saved
+    edited = Signal(int)  # a book's title, author, year or tags were changed here (its id)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -223,6 +224,7 @@ class BooksModel(QAbstractTableModel):
             return False
         self._set_book(index.row(), get_book(self.project, book.id))
         self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), len(COLUMNS) - 1))
+        self.edited.emit(book.id)
         return True
 
 

@@ -46,6 +46,7 @@ from workbench.corpus.sources import TABLE_SUFFIXES
 from workbench.corpus.stats import text_statistics
 from workbench.errors import UserError
 from workbench.progress import Progress
+from workbench.work import BOOKS, KIND_TOPICS, RUNS
 
 EDIT_NOTE = ("Double-click a title, author, year or tags to correct it (Enter saves, Esc cancels). Select books and "
              "press Delete to remove them.")
@@ -125,6 +126,7 @@ class LibraryPage(Page):
 
         self.model = BooksModel(self)
         self.model.edit_refused.connect(self.show_error)
+        self.model.edited.connect(self._books_changed)
         # a year typed in: the note about missing years follows (once per event-loop turn: a reload changes many rows)
         self._count_later = QTimer(self)
         self._count_later.setSingleShot(True)
@@ -444,6 +446,11 @@ class LibraryPage(Page):
         self.import_op = None
         self.progress_row.hide()
         self.refresh()
+        self._books_changed()
+
+    def _books_changed(self, *_: object) -> None:
+        """Pages showing the books (their lists, titles, tags) reload: on screen now, off screen when shown."""
+        self.ops.changes.announce({BOOKS}, origin=self)
 
     def show_summary(self, text: str) -> None:
         self.summary.show_text(text)
@@ -487,3 +494,5 @@ class LibraryPage(Page):
     def _delete_ended(self) -> None:
         self.delete_op = None
         self.refresh()
+        # the books' passages and results went with them
+        self.ops.changes.announce({BOOKS, RUNS, *KIND_TOPICS.values()}, origin=self)

@@ -35,6 +35,7 @@ from workbench.models import prices, registry
 from workbench.models.cache import cache_size, clear_cache, describe_size
 from workbench.models.registry import ModelSpec
 from workbench.models.secrets import how_to_set_variable
+from workbench.work import KIND_TOPICS, MODELS, RUNS
 
 MODEL_COLUMNS = ["Label", "Kind", "Model", "Server", "API key from", "Costs", "At once", "Tags", "Runs"]
 PRICE_COLUMNS = ["Model", "Input $/M tokens", "Output $/M tokens", "Source"]
@@ -296,6 +297,7 @@ class ModelsPage(Page):
     def _dialog_saved(self) -> None:
         saved = self.dialog.saved if self.dialog else None
         self.refresh()
+        self._models_changed()
         if saved is not None:
             self.select_label(saved.label)
             self.test_result.setText(" ".join(registry.model_warnings(saved)))
@@ -317,6 +319,12 @@ class ModelsPage(Page):
         except UserError as exc:
             self.show_error(str(exc))
         self.refresh()
+        # its runs (and their results) went with it
+        self._models_changed(*((RUNS, *KIND_TOPICS.values()) if runs else ()))
+
+    def _models_changed(self, *also: str) -> None:
+        """Pages listing the models (their choosers, prices, costs) reload: on screen now, off screen when shown."""
+        self.ops.changes.announce({MODELS, *also}, origin=self)
 
     # ------------------------------------------------------------------ test
     def test_selected(self) -> None:
@@ -399,3 +407,4 @@ class ModelsPage(Page):
             self.show_error(str(exc))
             return
         self._load_prices()
+        self._models_changed(RUNS)  # what runs cost is worked out from these prices

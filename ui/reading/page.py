@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui import dialogs
 from ui.background import Operation
 from ui.reading.steps import Steps
 from ui.widgets.chart_view import ChartView
@@ -36,14 +35,16 @@ from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_no
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
+from ui.work_op import WorkOp
 from workbench.corpus.library import list_books
 from workbench.models.registry import get_model
 from workbench.probes.reading import results
 from workbench.probes.reading.charts import answer_models
 from workbench.probes.reading.overview import book_status, question_detail
+from workbench.probes.reading.plans import questions_work, summaries_work
 from workbench.probes.reading.run import context_note
-from workbench.run_failures import describe_outcome
-from workbench.summaries.plans import is_paid, runnable_models
+from workbench.summaries.plans import runnable_models
+from workbench.work import BOOKS, MODELS, READING_RESULTS, RETRY_ON_JOBS
 
 NO_PROJECT = "Open or create a project (File menu) to ask models reading questions about its books."
 PAGE = "reading"  # the page's chart in the export registry
@@ -82,6 +83,9 @@ class ReadingPage(Page, OneOperation):
         self.reading = ops.slot(self)  # the background read of the results
         self.answers = pd.DataFrame()
         self._build()
+        # what it shows changes elsewhere only as announced (the books, the models, reading runs continued on the
+        # Jobs page): it reloads then (off screen: when shown), not every time it is shown
+        ops.changes.listen(self, {BOOKS, MODELS, READING_RESULTS}, self._changed_elsewhere)
         self.refresh()
 
     # ------------------------------------------------------------------ layout
@@ -169,9 +173,11 @@ class ReadingPage(Page, OneOperation):
         self.refresh_results()
         self._update_busy()
 
-    def on_shown(self) -> None:
+    def _changed_elsewhere(self) -> None:
         if self.work.operation is None:
             self.refresh()
+        else:  # its own step reloads it when it ends
+            self.refresh_due = True
 
     def refresh_status(self, *_) -> None:
         book = self.steps.book.currentData()
@@ -278,27 +284,15 @@ class ReadingPage(Page, OneOperation):
             return None
         return book, combo.currentData()
 
-    def summarize(self, *, confirmed: bool = False) -> Operation | None:
+    def summarize(self) -> Operation | None:
+        """The chosen model summarizes the book's scenes (a paid API is asked about first)."""
         chosen = self._book_and_model(self.steps.summary_model)
         if chosen is None:
             return None
         book, label = chosen
-        from workbench.probes.reading.summaries import estimate_summary_cost, summarize_with_model
-
         project, hierarchical = self.project, self.steps.hierarchical.isChecked()
-        if is_paid(get_model(project, label)) and not confirmed:
-            return self.start_work(lambda state: estimate_summary_cost(project, book, label, hierarchical=hierarchical),
-                                   "Estimating what the summaries cost", self._confirm_summaries)
-        def work(state):
-            result = summarize_with_model(project, book, label, hierarchical=hierarchical, state=state)
-            return " ".join([result.describe()] + [describe_outcome(project, report, what)
-                                                   for what, report in result.unfinished()])
-
-        return self.start_work(work, f"Summarizing with {label}", self._said)
-
-    def _confirm_summaries(self, estimate) -> None:
-        if dialogs.ask(self, f"Summarizing takes {estimate.describe()} Go ahead?"):
-            self.summarize(confirmed=True)
+        return WorkOp(self, lambda: summaries_work(project, book, label, hierarchical=hierarchical,
+                                                   next_step=RETRY_ON_JOBS)).run()
 
     def import_dialog(self) -> None:
         if self._book() is None:
@@ -357,32 +351,19 @@ class ReadingPage(Page, OneOperation):
 
         return self.start_work(work, "Building questions", self._said)
 
-    def ask(self, *, confirmed: bool = False) -> Operation | None:
+    def ask(self) -> Operation | None:
+        """The chosen model answers the book's questions (a paid API is asked about first)."""
         chosen = self._book_and_model(self.steps.ask_model)
         if chosen is None:
             return None
         book, label = chosen
-        from workbench.probes.reading.run import estimate_questions_cost, run_questions
-
         project, variant = self.project, self.steps.ask_variant.currentData()
         words = self.steps.context_words.value() or None
-        if is_paid(get_model(project, label)) and not confirmed:
-            estimate = lambda state: estimate_questions_cost(project, label, variant=variant,  # noqa: E731
-                                                             book_ids=[book], context_words=words)
-            return self.start_work(estimate, "Estimating what the questions cost", self._confirm_questions)
+        return WorkOp(self, lambda: questions_work(project, label, variant=variant, book_ids=[book],
+                                                   context_words=words, next_step=RETRY_ON_JOBS)
+                      ).success(self._asked).run()
 
-        def work(state):
-            reports = run_questions(project, label, variant=variant, book_ids=[book], context_words=words, state=state)
-            return "\n".join(describe_outcome(project, report, f"Questions to {label}") for report in reports)
-
-        return self.start_work(work, f"Asking {label}", self._asked)
-
-    def _confirm_questions(self, estimate) -> None:
-        if dialogs.ask(self, f"Asking the questions takes {estimate.describe()} Go ahead?"):
-            self.ask(confirmed=True)
-
-    def _asked(self, text: str) -> None:
-        self.show_summary(text)
+    def _asked(self, outcome) -> None:
         label = self.steps.ask_model.currentData()
         refill(self.model, [(m, m) for m in answer_models(self.project)])
         index = self.model.findData(label)

@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui import dialogs
 from ui.background import Operation
 from ui.validity.answers_dialog import AnswersDialog
 from ui.validity.books import PassagesBox
@@ -47,11 +46,13 @@ from ui.widgets.figure_file import ask_figure_path
 from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share, yes_only
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
+from ui.work_op import WorkOp
 from workbench.corpus.book_sets import DEFAULT_DRAWS
-from workbench.errors import UserError
 
 YEAR, NARRATIVE, ERRORS = "year", "narrative-time", "errors"
 TASKS = {YEAR: "Year of first publication", NARRATIVE: "Narrative time", ERRORS: "Name-cloze errors"}
+#: what to do about failed passages, on this page
+RETRY_HERE = "tick 'Failed only' and run again to retry them"
 PAGE = "validity"  # the charts of the export registry shown here (each analysis brings the frames of its own)
 CHOICES_SETTING = "validity.choices"
 CSV_FILES = "CSV tables (*.csv)"
@@ -382,12 +383,6 @@ class ValidityPage(Page, OneOperation):
                       for r in reference_choices(self.project)]
         refill(self.reference, references)
 
-    @staticmethod
-    def _paid(spec) -> bool:
-        from workbench.models.prices import is_paid
-
-        return is_paid(spec)
-
     def _restore_choices(self) -> None:
         saved = self.project.get_setting(CHOICES_SETTING) or {}
         if saved.get("task") in TASKS:
@@ -518,52 +513,24 @@ class ValidityPage(Page, OneOperation):
 
     # ------------------------------------------------------------------ asking a model
     def start_run(self, *, label: str | None = None) -> Operation | None:
-        """Run the task on the chosen model; a paid API first gets its cost estimated and a question."""
+        """Run the task on the chosen model; a paid API is asked about first (``WorkOp``)."""
         if not self.can_start():
             return None
-        from workbench.models.registry import get_model, require_api_key
-        from workbench.probes.validity.run import estimate_run
+        from workbench.probes.validity.plan import validity_work
 
         task, label = self.current_task(), label or self.ask_model.currentData()
         if task == ERRORS or not label:
             self.show_info("Choose the task (year or narrative time) and a model to ask.")
             return None
-        ids = self.passages.checked_book_ids() or None
-        try:
-            spec = get_model(self.project, label)
-            require_api_key(spec)
-        except UserError as exc:
-            self.show_error(str(exc))
-            return None
-        plan = {"task": task, "label": label, "book_ids": ids, "retry": self.retry.isChecked()}
-        if not self._paid(spec):
-            return self._run(plan)
-        project = self.project
-        return self.start_work(lambda state: (plan, estimate_run(project, task, label, book_ids=ids)),
-                               "Estimating what the run costs", on_done=self._confirm_cost)
-
-    def _confirm_cost(self, estimated: tuple) -> None:
-        plan, estimate = estimated
-        question = (f"This run calls a paid API.\n\n{plan['label']}: {estimate.describe()}\n\nAnswers already stored "
-                    "(or in the response cache) are not paid for again. Start the run?")
-        if dialogs.ask(self, question):
-            self._run(plan)
-        else:
-            self.show_summary("Nothing was started. " + estimate.describe())
-
-    def _run(self, plan: dict) -> Operation:
-        from workbench.probes.validity.run import run_task
-
-        project = self.project
+        ids, retry, project = self.passages.checked_book_ids() or None, self.retry.isChecked(), self.project
         self._remember(False)
-        return self.start_work(lambda state: run_task(project, plan["task"], plan["label"], book_ids=plan["book_ids"],
-                                                      state=state, retry_failed=plan["retry"]),
-                               f"Asking {plan['label']}: {TASKS[plan['task']].lower()}", on_done=self._run_done)
+        return WorkOp(self, lambda: validity_work(project, task, label, book_ids=ids, retry_failed=retry,
+                                                  next_step=RETRY_HERE)).run()
 
     def _run_done(self, report) -> None:
         line = f"Run {report.run_id}: {report.answered:,} of {report.total:,} passages answered"
         if report.failed:
-            line += f", {report.failed:,} failed (tick 'Failed only' and run again to retry them)"
+            line += f", {report.failed:,} failed ({RETRY_HERE})"
         self.show_summary(line + "." + (f" {report.message}" if report.message else ""))
 
     def import_answers_dialog(self) -> None:

@@ -75,6 +75,7 @@ class Page(ProjectView):
         """Called each time the page becomes the visible one. A page that does not reload whenever it is
         shown reloads here at least when a project came while it was off screen (``refresh_due``)."""
         if self.refresh_due:
+            self.refresh_due = False  # read now: not again at every showing
             self.refresh()
 
     def window_title(self, project_name: str) -> str:

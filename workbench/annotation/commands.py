@@ -9,7 +9,7 @@ from workbench.cli.common import (
     add_format_argument,
     add_project_argument,
     add_yes_argument,
-    confirm_cost,
+    confirm_work,
     opened,
     print_frame,
     progress_state,
@@ -169,25 +169,19 @@ def cmd_items(args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from workbench.models.registry import get_model, open_backend
-    from workbench.summaries.plans import SummaryPlan, estimate_plan_cost
-    from workbench.summaries.runs import DISTORT_PARAMS, SUMMARY_PARAMS, summarize_task
+    from workbench.models.registry import get_model
+    from workbench.summaries.plans import SummaryPlan, summary_items_work
 
     with opened(args.project) as project:
         spec = get_model(project, args.model)
-        books = _books(project, args)
-        plan = SummaryPlan(model=spec.label, book_ids=tuple(books), per_book=args.per_book, seed=args.seed,
-                           chars=args.chars, max_tokens=args.max_tokens, max_attempts=args.attempts)
-        confirm_cost(spec, lambda: estimate_plan_cost(project, args.task, plan), yes=args.yes)
-        with open_backend(spec, project) as backend:
-            report = summarize_task(project, args.task, backend, model_label=spec.label, model_id=spec.id,
-                                    book_ids=books, per_book=args.per_book, seed=args.seed, chars=args.chars,
-                                    max_attempts=args.attempts, state=progress_state("Summarizing"),
-                                    summary_params=replace(SUMMARY_PARAMS, max_tokens=args.max_tokens),
-                                    distort_params=replace(DISTORT_PARAMS, max_tokens=args.max_tokens),
-                                    summary_template=args.template, distort_template=args.distort_template)
+        plan = SummaryPlan(model=spec.label, book_ids=tuple(_books(project, args)), per_book=args.per_book,
+                           seed=args.seed, chars=args.chars, max_tokens=args.max_tokens, max_attempts=args.attempts,
+                           summary_template=args.template, distort_template=args.distort_template)
+        work = summary_items_work(project, args.task, plan)
+        confirm_work(work, yes=args.yes)
+        report = work.run(progress_state("Summarizing")).value
+    if report is None:
+        return 1
     print(report.describe())
     if report.summaries_failed or report.distorted_failed:
         print("Ask again for the failed ones with: palimpsest continue "

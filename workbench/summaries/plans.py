@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from workbench.models.prices import CostEstimate
     from workbench.models.registry import ModelSpec
     from workbench.project import Project
+    from workbench.work import Work
 
 MIN_SCENE_CHARS = 100
 
@@ -58,6 +59,9 @@ class SummaryPlan:
     chars: int = SCENE_CHARS
     max_tokens: int = SUMMARY_PARAMS.max_tokens
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    #: the prompt templates (the latest saved versions of these names)
+    summary_template: str = SUMMARY_TEMPLATE
+    distort_template: str = DISTORT_TEMPLATE
 
     def check(self) -> None:
         if not self.model:
@@ -123,8 +127,8 @@ def estimate_plan_cost(project: "Project", task: "Task | str | int", plan: Summa
     plan.check()
     spec = get_model(project, plan.model)
     scenes = planned_scenes(project, task, plan, state)
-    summary = get_template(project, SUMMARY_TEMPLATE, kind=SUMMARY_TEMPLATE)
-    distort = get_template(project, DISTORT_TEMPLATE, kind=DISTORT_TEMPLATE)
+    summary = get_template(project, plan.summary_template, kind=SUMMARY_TEMPLATE)
+    distort = get_template(project, plan.distort_template, kind=DISTORT_TEMPLATE)
     longest_summary = " ".join(["word"] * plan.max_tokens)  # the distortion prompt quotes a summary this long at most
     prompts = [summary.render(scene=scene) for scene in scenes]
     prompts += [distort.render(summary=longest_summary)] * len(scenes)
@@ -146,6 +150,7 @@ def run_plan(project: "Project", task: "Task | str | int", plan: SummaryPlan, st
             per_book=plan.per_book, seed=plan.seed, chars=plan.chars, max_attempts=plan.max_attempts,
             summary_params=replace(SUMMARY_PARAMS, max_tokens=plan.max_tokens),
             distort_params=replace(DISTORT_PARAMS, max_tokens=plan.max_tokens), state=state,
+            summary_template=plan.summary_template, distort_template=plan.distort_template,
         )
 
 
@@ -223,3 +228,59 @@ def models_overview(project: "Project", task: "Task | str | int") -> pd.DataFram
                      "summaries_failed": report.summaries_failed, "distorted_failed": report.distorted_failed})
     return pd.DataFrame(rows, columns=["model", "scenes", "ready", "summaries_failed", "distorted_failed"])
 
+
+
+# ---------------------------------------------------------------------------------------------- as planned work
+#: what the summary work changes, for the views that show it
+CHANGES = ("summaries", "annotation-items")
+
+
+def _retries_note(attempts: int) -> str:
+    return (f"Each scene needs a summary and then a changed version of it; an unusable answer is asked again (up to "
+            f"{attempts} times in all), which costs more than this.")
+
+
+def summary_items_work(project: "Project", task: "Task | str | int", plan: SummaryPlan) -> "Work":
+    """``run_plan`` as a ``workbench.work.Work`` (the Annotate page's items dialog and ``annotate summarize``):
+    the model looked up once, the cost of every scene still to do, the question saying that retries of
+    unusable answers come on top; its outcome's ``value`` is the ``SummaryReport``."""
+    from workbench.models.registry import runnable_model
+    from workbench.work import Work, WorkOutcome
+
+    plan.check()
+    task = _summary_task(project, task)
+    spec = runnable_model(project, plan.model)
+    return Work(project, f"Summaries by {spec.label} for '{task.name}'", [spec],
+                lambda state: WorkOutcome(value=run_plan(project, task.id, plan, state)),
+                cost=lambda s: estimate_plan_cost(project, task.id, plan), changes=CHANGES, unit="scenes",
+                note=_retries_note(plan.max_attempts), headline=lambda outcome: outcome.value.describe())
+
+
+def retry_work(project: "Project", task: "Task | str | int", model_label: str) -> "Work":
+    """``retry_failed`` as a ``workbench.work.Work``: about what asking again for the failed summaries and changed
+    versions costs (from the prompts the two runs sent; the changed versions of the summaries made now come on
+    top, and are said to)."""
+    from workbench.models.registry import runnable_model
+    from workbench.models.usage import estimate_continuation
+    from workbench.work import Work, WorkOutcome
+
+    task = _summary_task(project, task)
+    summary_run, distort_run = latest_runs(project, task, model_label)
+    if summary_run is None:
+        raise UserError(f"The model '{model_label}' has made no summaries for '{task.name}' yet.")
+    spec = runnable_model(project, model_label)
+
+    def cost(s: "ModelSpec") -> "CostEstimate | None":
+        from workbench.models.prices import CostEstimate
+
+        found = [estimate_continuation(project, run, retry_failed=True) for run in (summary_run, distort_run)
+                 if run is not None]
+        if any(e is None for e in found):
+            return None
+        return CostEstimate(sum(e.requests for e in found), sum(e.prompt_tokens for e in found),
+                            sum(e.max_completion_tokens for e in found), found[0].price, found[0].local)
+
+    return Work(project, f"Asking {spec.label} again for the failed summaries of '{task.name}'", [spec],
+                lambda state: WorkOutcome(value=retry_failed(project, task.id, model_label, state)), cost=cost,
+                changes=CHANGES, retry_failed=True, unit="scenes", note=_retries_note(DEFAULT_MAX_ATTEMPTS),
+                headline=lambda outcome: outcome.value.describe())

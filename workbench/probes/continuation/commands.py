@@ -12,11 +12,9 @@ from workbench.cli.common import (
     add_format_argument,
     add_project_argument,
     add_yes_argument,
-    confirm_cost,
     opened,
     print_frame,
-    progress_state,
-    report_run,
+    run_work,
 )
 
 
@@ -66,24 +64,14 @@ def _setting_arguments(p: argparse.ArgumentParser) -> None:
                         "(default: the model's tag cutoff=YEAR, if any; books tagged member=no always do)")
 
 
-def _estimate(project, spec, args):
-    from workbench.probes.continuation.run import estimate
-
-    return lambda: estimate(project, spec, args.book, args.per_book, args.prefix_tokens, args.continue_tokens)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench.models.registry import get_model
-    from workbench.probes.continuation.run import run_continuation
+    from workbench.probes.continuation.plan import continuation_work
 
     with opened(args.project) as project:
-        spec = get_model(project, args.model)
-        confirm_cost(spec, _estimate(project, spec, args), yes=args.yes)
-        report = run_continuation(project, args.model, book_ids=args.book, per_book=args.per_book,
-                                  prefix_tokens=args.prefix_tokens, continue_tokens=args.continue_tokens,
-                                  seed=args.seed, state=progress_state(f"Asking {args.model}"),
-                                  retry_failed=args.retry_failed)
-    return report_run(report, args.project, f"Continuation on {args.model}")
+        work = continuation_work(project, args.model, book_ids=args.book, per_book=args.per_book,
+                                 prefix_tokens=args.prefix_tokens, continue_tokens=args.continue_tokens,
+                                 seed=args.seed, retry_failed=args.retry_failed)
+        return run_work(work, args, progress=f"Asking {args.model}")
 
 
 def cmd_scores(args: argparse.Namespace) -> int:

@@ -15,11 +15,11 @@ from workbench.cli.common import (
     add_format_argument,
     add_project_argument,
     add_yes_argument,
-    confirm_cost,
     opened,
     print_frame,
     progress_state,
     report_run,
+    run_work,
 )
 from workbench.errors import UserError
 
@@ -326,37 +326,17 @@ def cmd_surprisal(args) -> int:
 
 
 def cmd_decop_run(args) -> int:
-    from workbench.models.registry import get_model
-    from workbench.probes.leakage import decop, passages
+    from workbench.probes.leakage import decop
+    from workbench.probes.leakage.plans import decop_work
 
     with opened(args.project) as project:
         warning = decop.paraphraser_warning(project, args.model, args.paraphraser)
         if warning:
             print(f"Warning: {warning}", file=sys.stderr)
-        ids = passages.gather(project, args.source, book_ids=args.book)
-        estimates: dict = {}
-
-        def estimate(label: str):
-            if not estimates:  # worked out once, when the first paid model asks for it
-                estimates.update(decop.estimate_costs(project, args.model, args.paraphraser, ids, orders=args.orders,
-                                                      seed=args.seed))
-            return estimates[label]
-
-        for label in dict.fromkeys((args.paraphraser, args.model)):
-            confirm_cost(get_model(project, label), lambda label=label: estimate(label), yes=args.yes)
-        paraphrased = decop.run_paraphrases(project, args.paraphraser, passage_ids=ids, seed=args.seed,
-                                            retry_failed=args.retry_failed, state=progress_state("Paraphrasing"))
-        status = report_run(paraphrased, args.project, f"Paraphrases by {args.paraphraser}")
-        if paraphrased.status == "cancelled":
-            return status
-        lacking = decop.lacking_message(decop.lacking_paraphrases(project, args.paraphraser, ids), args.paraphraser,
-                                        args.project)
-        if lacking:
-            print(lacking, file=sys.stderr)
-        asked = decop.run_quiz(project, args.model, args.paraphraser, orders=args.orders, seed=args.seed,
-                               passage_ids=ids, retry_failed=args.retry_failed,
-                               state=progress_state(f"Asking ({args.orders} orders per passage)"))
-    return max(status, 1 if lacking else 0, report_run(asked, args.project, f"DE-COP questions to {args.model}"))
+        work = decop_work(project, args.model, args.paraphraser, args.source, book_ids=args.book,
+                          orders=args.orders, seed=args.seed, retry_failed=args.retry_failed,
+                          project_path=str(args.project))
+        return run_work(work, args, progress="Paraphrasing, then asking")
 
 
 def cmd_decop_paraphrases(args) -> int:
@@ -368,14 +348,11 @@ def cmd_decop_paraphrases(args) -> int:
 
 
 def cmd_decop_regenerate(args) -> int:
-    from workbench.models.registry import get_model
-    from workbench.probes.leakage.decop import estimate_regeneration, regenerate
+    from workbench.probes.leakage.plans import regeneration_work
 
     with opened(args.project) as project:
-        confirm_cost(get_model(project, args.paraphraser),
-                     lambda: estimate_regeneration(project, args.paraphraser, args.passage), yes=args.yes)
-        report = regenerate(project, args.paraphraser, args.passage, state=progress_state("Paraphrasing again"))
-    return report_run(report, args.project, f"New paraphrases by {args.paraphraser}")
+        return run_work(regeneration_work(project, args.paraphraser, args.passage), args,
+                        progress="Paraphrasing again")
 
 
 def cmd_decop_accuracy(args) -> int:

@@ -14,10 +14,11 @@ from workbench.cli.common import (
     add_format_argument,
     add_project_argument,
     add_yes_argument,
-    confirm_cost,
+    confirm_work,
     opened,
     print_frame,
     progress_state,
+    report_outcome,
     report_run,
 )
 
@@ -153,19 +154,17 @@ def cmd_scenes(args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from workbench.models.registry import get_model
-    from workbench.probes.reading.summaries import estimate_summary_cost, summarize_with_model
+    from workbench.probes.reading.plans import summaries_work
 
     with opened(args.project) as project:
-        spec = get_model(project, args.model)
-        confirm_cost(spec, lambda: estimate_summary_cost(project, args.book, spec, hierarchical=args.hierarchical,
-                                                         group=args.group, max_tokens=args.max_tokens),
-                     yes=args.yes)
-        result = summarize_with_model(project, args.book, spec, hierarchical=args.hierarchical, group=args.group,
-                                      max_tokens=args.max_tokens, max_attempts=args.attempts,
-                                      state=progress_state(f"Summarizing with {spec.label}"))
-    print(result.describe())
-    return max((report_run(report, args.project, what) for what, report in result.unfinished()), default=0)
+        work = summaries_work(project, args.book, args.model, hierarchical=args.hierarchical, group=args.group,
+                              max_tokens=args.max_tokens, max_attempts=args.attempts)
+        confirm_work(work, yes=args.yes)
+        outcome = work.run(progress_state(f"Summarizing with {args.model}"))
+    if outcome.value is None:  # stopped before anything was made
+        return report_outcome(work, outcome, args.project)
+    print(outcome.value.describe())
+    return max((report_run(report, args.project, what) for what, report in outcome.value.unfinished()), default=0)
 
 
 def cmd_import_summaries(args: argparse.Namespace) -> int:
@@ -214,28 +213,25 @@ def cmd_questions(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench.models.registry import get_model
-    from workbench.probes.reading.run import context_note, estimate_questions_cost, run_questions
+    from workbench.probes.reading.plans import questions_work
+    from workbench.probes.reading.run import context_note
 
     choice = {key: value for key, value in (("temperature", args.temperature), ("max_tokens", args.max_tokens),
                                             ("seed", args.seed)) if value is not None}
     if choice.get("seed") == -1:
         choice["seed"] = None
     with opened(args.project) as project:
-        spec = get_model(project, args.model)
-        confirm_cost(spec, lambda: estimate_questions_cost(project, spec, variant=args.variant, book_ids=args.book,
-                                                           context_words=args.context_words, choice_params=choice),
-                     yes=args.yes)
+        work = questions_work(project, args.model, variant=args.variant, book_ids=args.book,
+                              context_words=args.context_words, choice_params=choice, retry_failed=args.retry_failed)
+        spec = work.models[0]
+        confirm_work(work, yes=args.yes)
         if args.context_words is None:
             note = context_note(spec, "--context-words")
             if note:
                 print(note, file=sys.stderr)
-        reports = run_questions(project, spec, variant=args.variant, book_ids=args.book,
-                                context_words=args.context_words, retry_failed=args.retry_failed,
-                                choice_params=choice, state=progress_state(f"Asking {args.model}"))
-    status = max((report_run(report, args.project, f"Reading questions to {args.model}") for report in reports),
-                 default=0)
-    failed = any(report.failed for report in reports)
+        outcome = work.run(progress_state(f"Asking {args.model}"))
+        status = report_outcome(work, outcome, args.project)
+    failed = any(report.failed for report in outcome.reports)
     if args.context_words is None and failed:
         print("If the book did not fit the model, give --context-words N: the model then sees at most the "
               "last N words before each question.")

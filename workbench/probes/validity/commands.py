@@ -6,7 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.cli.common import add_format_argument, add_project_argument, confirm, opened, print_frame, progress_state
+from workbench.cli.common import (
+    add_format_argument,
+    add_project_argument,
+    confirm,
+    opened,
+    print_frame,
+    progress_state,
+    run_work,
+)
 from workbench.errors import UserError
 from workbench.probes.validity.parsers import DEFAULT_SPANS, SPAN_RULES
 
@@ -173,29 +181,12 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench.models.prices import is_paid
-    from workbench.models.registry import get_model
-    from workbench.probes.validity.run import estimate_run, run_task
+    from workbench.probes.validity.plan import validity_work
 
-    params = {"max_tokens": args.max_tokens} if args.max_tokens else None
     with opened(args.project) as project:
-        spec = get_model(project, args.model)
-        if is_paid(spec) and not args.yes:
-            estimate = estimate_run(project, args.task, spec, book_ids=args.book, template=args.template,
-                                    max_tokens=args.max_tokens)
-            question = (f"'{spec.label}' is a paid API: {estimate.describe()} Answers already stored are not paid for "
-                        "again. Continue?")
-            if not confirm(question):
-                raise UserError(f"Nothing was asked. {estimate.describe()} Add --yes to run it.")
-        report = run_task(project, args.task, spec, book_ids=args.book, template=args.template, params=params,
-                          state=progress_state(f"Asking {args.model}"), retry_failed=args.retry_failed)
-    line = f"Run {report.run_id}: {report.answered} of {report.total} passages answered"
-    if report.failed:
-        line += f", {report.failed} failed (try again with --retry-failed)"
-    print(line + ".")
-    if report.message:
-        print(report.message)
-    return 0 if report.status == "done" else 1
+        work = validity_work(project, args.task, args.model, book_ids=args.book, template=args.template,
+                             max_tokens=args.max_tokens, retry_failed=args.retry_failed)
+        return run_work(work, args, progress=f"Asking {args.model}")
 
 
 def cmd_import(args: argparse.Namespace) -> int:
