@@ -8,7 +8,7 @@ import contextlib
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pandas as pd
 
@@ -18,8 +18,6 @@ from workbench.project import Project
 
 if TYPE_CHECKING:
     from workbench.jobs import JobReport
-    from workbench.models.prices import CostEstimate
-    from workbench.models.registry import ModelSpec
     from workbench.work import Estimate, Work, WorkOutcome
 
 
@@ -214,25 +212,10 @@ def confirm(question: str, stream=None) -> bool:
     return answer in ("y", "yes")
 
 
-def confirm_cost(spec: "ModelSpec", estimate: Callable[[], "CostEstimate | None"], *, yes: bool,
-                 stream=None) -> None:
-    """Before model work on a paid API: show what it will cost and ask (as the desktop app does).
-
-    ``estimate`` is called only for a paid model; None means the cost cannot be worked out here. With
-    ``yes`` the estimate is shown and the work goes ahead; without a terminal to answer on, nothing starts
-    unless ``yes`` was given. Raises ``UserError`` when the work must not start. (Work a probe planned as a
-    ``workbench.work.Work`` goes through ``run_work``, which asks the same way.)"""
-    from workbench.models.prices import is_paid
-    from workbench.work import NOT_PAID_AGAIN, Estimate
-
-    if not is_paid(spec):
-        return
-    _ask_before_paying(Estimate(((spec, estimate()),)), NOT_PAID_AGAIN, yes=yes, stream=stream)
-
-
 def confirm_work(work: "Work", *, yes: bool, stream=None) -> None:
     """Before a planned work: refuse what cannot start (a key not set), then, where it calls a paid API, show
-    what it will cost and ask, as ``confirm_cost`` does (one question for all its paid models)."""
+    what it will cost and ask (one question for all its paid models; without a terminal to answer on, nothing
+    starts unless ``yes`` was given)."""
     work.check()
     if work.paid:
         _ask_before_paying(work.estimate(paid_only=True), work.cost_note(), yes=yes, stream=stream)
