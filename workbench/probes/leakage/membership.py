@@ -100,6 +100,8 @@ def passage_scores(raw: dict[str, Any], text: str, *, k_percent: float = K_PERCE
 DERIVATION = 1
 STORED = "scores"  # the key of the stored scores in an answer's ``extra``
 STORED_VALUES = ("tokens", "perplexity", "log_perplexity", "min_k", "min_k_pp")
+#: answers parsed and scored together when worked out from their token values (bounds the memory of a read)
+CHUNK = 5_000
 
 
 def stored_scores(raws: Sequence[str], texts: Sequence[str], k_percent: float = K_PERCENT) -> list[dict[str, Any]]:
@@ -260,8 +262,8 @@ def _bulk_scores(raws: Sequence[str], texts: Sequence[str] | None, k_percent: fl
     """``passage_scores`` of many stored answers as columns (tokens, the scores, log_perplexity; zlib_ratio only
     with ``texts``), computed over all their tokens at once; an answer holding a NaN is scored alone."""
     out: dict[str, list] = {name: [] for name in ("tokens", *SCORES, "log_perplexity")}
-    for start in range(0, len(raws), 20_000):
-        chunk = raws[start : start + 20_000]
+    for start in range(0, len(raws), CHUNK):
+        chunk = raws[start : start + CHUNK]
         parsed = [json.loads(raw) for raw in chunk]
         lengths = np.fromiter((len(p["logprobs"]) for p in parsed), np.int64, len(parsed))
         flat = {key: np.array([v for p in parsed for v in p[key]], dtype=float)
@@ -283,7 +285,7 @@ def _bulk_scores(raws: Sequence[str], texts: Sequence[str] | None, k_percent: fl
                    "log_perplexity": np.where(none, math.nan, loss).tolist(),
                    "ref_ratio": [math.nan] * len(parsed), "ref_diff": [math.nan] * len(parsed)}
         if texts is not None:
-            sizes = [len(zlib.compress(text.encode("utf-8"))) for text in texts[start : start + 20_000]]
+            sizes = [len(zlib.compress(text.encode("utf-8"))) for text in texts[start : start + CHUNK]]
             columns["zlib_ratio"] = np.where(none, math.nan, loss / np.asarray(sizes, float)).tolist()
         else:
             columns["zlib_ratio"] = [math.nan] * len(parsed)
