@@ -181,7 +181,7 @@ def leakage_project(folder: Path, rows: int):
     """Overlap and frequency answers against a real index of made-up novels ('lit'), membership answers of
     a model and a reference, DE-COP answers: ``rows`` answers each."""
     from workbench import Project
-    from workbench.probes.leakage import decop, frequency, membership, overlap
+    from workbench.probes.leakage import decop, frequency, overlap
     from workbench.probes.leakage.corpora import build_corpus, open_index
 
     corpus = folder / "novels"

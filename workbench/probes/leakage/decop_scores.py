@@ -71,7 +71,6 @@ def passage_scores(answers: pd.DataFrame) -> pd.DataFrame:
                                **{f"_p{option}": (picked == option).astype(np.int64) for option in range(OPTIONS)})
     summed = tally.groupby(keys, dropna=False, sort=True).sum().reset_index()
     answered = summed["_answered"].to_numpy()
-    counts = [summed[f"_p{option}"].tolist() for option in range(OPTIONS)]
     out = summed[keys].copy()
     out["questions"] = summed["_questions"].to_numpy()
     out["answered"] = answered
@@ -79,7 +78,7 @@ def passage_scores(answers: pd.DataFrame) -> pd.DataFrame:
     out["correct"] = summed["_p0"].to_numpy()
     with np.errstate(all="ignore"):
         out["score"] = np.where(answered > 0, summed["_p0"].to_numpy() / np.maximum(answered, 1), math.nan)
-    out["picks"] = [list(passage) for passage in zip(*counts)]
+    out["picks"] = np.column_stack([summed[f"_p{option}"].to_numpy(np.int64) for option in range(OPTIONS)]).tolist()
     return out[columns]
 
 

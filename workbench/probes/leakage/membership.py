@@ -240,7 +240,7 @@ def scores(project: "Project", model: str, *, reference: str | None = None, k_pe
     values = _answer_scores(project, spec.id, found, texts, k_percent)
     frame = pd.DataFrame({"book": info["book"].tolist(), "passage_id": info["source_key"].tolist(),
                           "tokens": values["tokens"].astype(np.int64),
-                          **{score: values[score] if score in values else math.nan for score in SCORES},
+                          **{score: values.get(score, math.nan) for score in SCORES},
                           "book_id": info["book_id"].array, "item_id": ids, "model": spec.label,
                           "reference": reference or ""})
     if reference:
