@@ -13,7 +13,9 @@ listing its passages where the probe's does), and reads the frame a page or comm
   before they were stored), each derived again from its counts as it is read (``overlap_read.derive_many``);
 - ``results_scale_frequency``: ``frequency.grams_frame`` (Book frequency tab and table), real counts likewise;
 - ``results_scale_membership``: ``membership.scores`` with a reference model (Membership tab): 57,000 answers
-  of each model, token values made up in the stored format;
+  of each model, token values made up in the stored format, each with its scores kept beside it as a run keeps
+  them; ``results_scale_membership_old``: the same answers stored without their scores (as before they were
+  kept), worked out from the token values when read;
 - ``results_scale_decop``: ``decop.accuracy_frame`` (DE-COP tab): 14,250 passages asked 4 questions each;
 - ``results_scale_surprisal``: ``surprisal.surprisal_frame`` of one text among 57,000 read (Surprisal tab);
 - ``results_scale_reading``: ``reading.results.answers_frame`` (Reading page, forgetting curves): 100 books of
@@ -100,14 +102,13 @@ def _run(project, kind: str, model_id: int | None, config: dict, params: dict | 
 
 
 def _answers(project, rows: list[tuple]) -> None:
-    """(run id, item id, sample, raw) rows, or (run id, item id, sample, raw, extra as JSON text), stored as
-    answered."""
+    """(run id, item id, sample, raw[, extra]) rows, stored as answered."""
     stamp = _stamp()
     with project.db.transaction():
         project.db.conn.executemany(
             "INSERT INTO responses (run_id, item_id, sample, status, raw, extra, created_at)"
             " VALUES (?, ?, ?, 'ok', ?, ?, ?)",
-            [(run, item, sample, raw, extra[0] if extra else None, stamp) for run, item, sample, raw, *extra in rows])
+            [(*row[:4], row[4] if len(row) > 4 else None, stamp) for row in rows])
     with project.db.transaction():
         project.db.execute("UPDATE runs SET status = 'done', total = (SELECT COUNT(*) FROM responses x"
                            " WHERE x.run_id = runs.id)")
@@ -183,7 +184,7 @@ def leakage_project(folder: Path, rows: int):
     """Overlap and frequency answers against a real index of made-up novels ('lit'), membership answers of
     a model and a reference, DE-COP answers: ``rows`` answers each."""
     from workbench import Project
-    from workbench.probes.leakage import decop, frequency, membership
+    from workbench.probes.leakage import decop, frequency
     from workbench.probes.leakage.corpora import build_corpus, open_index
 
     corpus = folder / "novels"
@@ -205,12 +206,7 @@ def leakage_project(folder: Path, rows: int):
     run = _run(project, frequency.KIND, None, listed,
                {"per_book": rows // BOOKS, "gram": frequency.GRAM, "seed": frequency.SEED})
     _answers(project, [(run, item, 0, counted[n % DISTINCT]) for n, item in enumerate(ids)])
-    rng = random.Random(7)
-    for label in ("m", "ref"):
-        model_id = _model(project, label)
-        run = _run(project, membership.KIND, model_id, {"passage_ids": ids})
-        made_up = [json.dumps(_token_values(texts[n], rng)) for n in range(DISTINCT)]
-        _answers(project, [(run, item, 0, made_up[n % DISTINCT]) for n, item in enumerate(ids)])
+    _membership_answers(project, ids, texts, ("m", "ref"), kept=True)
     asked = ids[: rows // 4]
     quizzed, paraphraser = _model(project, "quizzed", "external"), _model(project, "paraphraser", "external")
     config = {"passage_ids": asked, "paraphraser_id": paraphraser, "orders": 4, "seed": 0,
@@ -257,6 +253,36 @@ def overlap_old_project(folder: Path, rows: int) -> Built:
                  stored="without derived numbers: each answer derived as it is read")
 
 
+def _membership_answers(project, ids: list[int], texts: list[str], labels: tuple[str, ...], kept: bool) -> None:
+    """Membership answers of each model to every passage: with their scores kept beside them (``extra``), as a
+    run stores them now, or (``kept`` False) without, as answers stored before scores were kept."""
+    from workbench.probes.leakage import membership
+
+    rng = random.Random(7)
+    for label in labels:
+        model_id = _model(project, label)
+        run = _run(project, membership.KIND, model_id, {"passage_ids": ids})
+        made_up = [json.dumps(_token_values(texts[n], rng)) for n in range(DISTINCT)]
+        # the scores depend on the passage text (its zlib size): each answer's own, as the run keeps them
+        extras = membership.stored_scores([made_up[n % DISTINCT] for n in range(len(ids))], texts) if kept else None
+        _answers(project, [(run, item, 0, made_up[n % DISTINCT], json.dumps(extras[n]) if kept else None)
+                           for n, item in enumerate(ids)])
+
+
+def membership_old_project(folder: Path, rows: int) -> Built:
+    """Membership answers of a model and a reference stored without their scores (before they were kept): the
+    scores are worked out from every answer's token values when read."""
+    from workbench import Project
+    from workbench.probes.leakage import membership
+
+    project = Project.create(folder / "membership-old.palimpsest")
+    ids, texts = _leakage_passages(project, _books(project), rows)
+    _membership_answers(project, ids, texts, ("m", "ref"), kept=False)
+    sql = "SELECT x.* FROM responses x JOIN runs r ON r.id = x.run_id WHERE r.kind = ?"
+    return Built(project, lambda: membership.scores(project, "m", reference="ref"), sql, [membership.KIND], models=2,
+                 passages=rows, stored="token values only (answers stored before their scores were kept)")
+
+
 def leakage_frames(project) -> list[tuple[str, Built]]:
     from workbench.probes.leakage import decop, frequency, membership, overlap
 
@@ -267,7 +293,8 @@ def leakage_frames(project) -> list[tuple[str, Built]]:
                           stored="with derived numbers, as the probe stores them")),
         ("frequency", Built(project, lambda: frequency.grams_frame(project, "lit"), *_kind_sql(frequency.KIND))),
         ("membership", Built(project, lambda: membership.scores(project, "m", reference="ref"), membership_sql,
-                             [membership.KIND], models=2, passages=len(_items(project, membership.KIND, m)))),
+                             [membership.KIND], models=2, passages=len(_items(project, membership.KIND, m)),
+                             stored="scores kept with each answer, as a run keeps them")),
         ("decop", Built(project, lambda: decop.accuracy_frame(project, "quizzed"), *_kind_sql(decop.QUIZ_KIND))),
     ]
 
@@ -456,26 +483,39 @@ def leakage_page_stall(path: Path) -> dict[str, Any]:
                 **meter.report(steps))
 
 
-def run(quick: bool):
+OTHERS = {"overlap_old": overlap_old_project, "membership_old": membership_old_project, "surprisal": surprisal_project, "reading": reading_project,
+          "validity": validity_project, "cloze": cloze_project}
+LEAKAGE = ("overlap", "frequency", "membership", "decop")
+
+
+def run(quick: bool, only: set[str] | None = None):
+    """Every line, or only the frames named in ``only`` (``python -m benchmarks.bench_results_scale --only
+    membership,membership_old,decop,validity``; the page's stall is measured only with every line)."""
     rows = QUICK_ROWS if quick else ROWS
     rounds = 1 if quick else ROUNDS
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        (folder / "leakage").mkdir()
-        project = leakage_project(folder / "leakage", rows)
-        try:
-            for name, built in leakage_frames(project):
-                yield measure(name, built, rounds)
-        finally:
-            path = project.path
-            project.close()
-        for name, build in (("overlap_old", overlap_old_project), ("surprisal", surprisal_project), ("reading", reading_project),
-                            ("validity", validity_project), ("cloze", cloze_project)):
+        path = None
+        if only is None or only & set(LEAKAGE):
+            (folder / "leakage").mkdir()
+            project = leakage_project(folder / "leakage", rows)
+            try:
+                for name, built in leakage_frames(project):
+                    if only is None or name in only:
+                        yield measure(name, built, rounds)
+            finally:
+                path = project.path
+                project.close()
+        for name, build in OTHERS.items():
+            if only is not None and name not in only:
+                continue
             built = build(folder, rows)
             try:
                 yield measure(name, built, rounds)
             finally:
                 built.project.close()
+        if only is not None:
+            return
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         try:
             from ui.app import _application
@@ -484,3 +524,14 @@ def run(quick: bool):
             return
         _application()
         yield leakage_page_stall(path)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", help="frames to measure, comma-separated (e.g. membership,decop,validity)")
+    args = parser.parse_args()
+    for result in run(args.quick, set(args.only.split(",")) if args.only else None):
+        print(json.dumps(result), flush=True)

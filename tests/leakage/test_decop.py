@@ -2,6 +2,7 @@
 default (fewer in balanced blocks); the passage is the unit of inference; suspect against clean books by AUC."""
 
 import itertools
+import math
 import random
 
 import numpy as np
@@ -441,3 +442,41 @@ def test_the_planned_work_paraphrases_then_asks_and_says_how_it_went(decop_proje
     again = decop_work(project, "reader", "writer", orders=4).run()  # the same work: nothing asked again
     assert [r.run_id for r in again.reports] == [r.run_id for r in outcome.reports]
     assert all(r.processed == 0 for r in again.reports)
+
+
+def test_every_answer_read_column_by_column_is_the_answer_worked_out_one_question_at_a_time(study):
+    """The answers table (built from one table of orders, each distinct reply read once) against each question
+    worked out on its own from its run's seed and orders: runs of 24, 4 and 8 orders and two seeds, answers
+    naming no letter, a failed call, a question beyond the run's orders."""
+    project, books, writer, reader = study
+    lanes, orchard = books["Lanes"], books["Orchard"]
+    stored_answers(project, reader, writer, lanes, lambda item, n, order: None if n % 5 == 0 else order[n % 4])
+    stored_answers(project, reader, writer, orchard, lambda item, n, order: 0 if item % 2 else None, orders=4,
+                   names=False)
+    stored_answers(project, reader, writer, lanes + orchard, lambda item, n, order: order[(item + n) % 4], orders=8,
+                   seed=3)
+    db = project.db
+    db.execute("UPDATE responses SET status = 'failed', raw = NULL, error = 'The server did not answer.'"
+               " WHERE rowid = (SELECT MAX(rowid) FROM responses)")
+    run_4 = db.execute("SELECT id FROM runs WHERE kind = ? AND config LIKE '%\"orders\": 4%'",
+                       [decop.QUIZ_KIND]).fetchone()[0]
+    db.execute("INSERT INTO responses (run_id, item_id, sample, status, raw, created_at)"
+               " VALUES (?, ?, 6, 'ok', 'B, I think', '2024-01-01')", [run_4, orchard[0]])
+    frame = decop.answers_frame(project, "reader")
+    settings = {run.id: (run.config.orders, run.config.seed) for run in decop.runs(project, decop.QUIZ_KIND)}
+    assert len(frame) == 6 * 24 + 6 * 4 + 1 + 12 * 8
+    assert sorted(frame["orders"].unique().tolist()) == [4, 8, 24]
+    for row in frame.itertuples():
+        orders, seed = settings[row.run_id]
+        assert (row.orders, row.seed) == (orders, seed)
+        order = decop.option_order(seed, row.item_id, row.question, orders)
+        letter = decop.answer_letter(row.raw) if row.status == "ok" else None
+        assert row.expected == decop.LETTERS[order.index(0)]
+        assert row.answer == (letter or "")
+        if letter is None:
+            assert math.isnan(row.picked) and row.correct is None
+        else:
+            assert row.picked == order[decop.LETTERS.index(letter)]
+            assert row.correct == (row.picked == 0)
+    assert frame.loc[frame["status"] == "failed", "raw"].tolist() == ["The server did not answer."]
+    assert frame["paraphraser"].eq("writer").all() and frame["model"].eq("reader").all()

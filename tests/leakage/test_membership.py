@@ -259,3 +259,55 @@ def test_without_two_tagged_classes_the_auc_says_what_to_tag():
     assert "in_training=yes" in single
     assert membership.auc_note(frame, {1: True, 3: False}) == ""
     assert "has read no passages yet" in membership.auc_note(pd.DataFrame(columns=frame.columns), {1: True})
+
+
+def _membership_rows(project):
+    return project.db.execute(
+        "SELECT x.rowid, x.item_id, x.raw, x.extra FROM responses x JOIN runs r ON r.id = x.run_id"
+        " WHERE r.kind = ? ORDER BY x.rowid", [membership.KIND]).fetchall()
+
+
+def test_scores_kept_with_each_answer_read_back_as_computed_afresh(scoring_models, passages_file):
+    """A run keeps each answer's scores beside it; reading them back gives exactly the numbers worked out afresh
+    from the token values (as a project written before they were kept reads), NaNs included; another k, or an
+    answer without them, is worked out from its token values."""
+    import json
+
+    import pandas as pd
+
+    from workbench.probes.leakage.passages import passages_frame
+
+    project = scoring_models
+    membership.run_membership(project, "tiny", str(passages_file), reference="tiny-ref")
+    rows = _membership_rows(project)
+    assert len(rows) == 10
+    for _, _, raw, extra in rows:
+        kept = json.loads(extra)[membership.STORED]
+        assert kept["derivation"] == membership.DERIVATION and kept["k_percent"] == membership.K_PERCENT
+        assert kept["tokens"] == len(json.loads(raw)["logprobs"])
+    # two answers made awkward, kept as the run would keep them: a NaN among the values; no scored token at all
+    texts = dict(zip(*[passages_frame(project, [r[1] for r in rows])[c] for c in ("passage_id", "text")]))
+    odd = {}
+    for (rowid, item, raw, _), change in zip(rows[:2], ("nan", "none")):
+        values = json.loads(raw)
+        if change == "nan":
+            values["logprobs"][3] = math.nan
+        else:
+            values["logprobs"] = [None] * len(values["logprobs"])
+        odd[rowid] = json.dumps(values)
+        extra = membership.stored_scores([odd[rowid]], [texts[item]])[0]
+        project.db.execute("UPDATE responses SET raw = ?, extra = ? WHERE rowid = ?",
+                           [odd[rowid], json.dumps(extra), rowid])
+    kept = {k: membership.scores(project, "tiny", reference="tiny-ref", k_percent=k) for k in (20.0, 50.0)}
+    assert kept[20.0]["perplexity"].isna().sum() == 2 and kept[20.0]["min_k"].isna().sum() == 1
+    assert kept[20.0]["ref_ratio"].notna().sum() == 3
+    project.db.execute("UPDATE responses SET extra = NULL")  # as answers were stored before
+    for k, frame in kept.items():
+        afresh = membership.scores(project, "tiny", reference="tiny-ref", k_percent=k)
+        pd.testing.assert_frame_equal(frame, afresh, check_exact=True)
+    # and the same as each answer scored on its own (passage_scores), but for the order of summing
+    one = kept[20.0].set_index("item_id")
+    for _, item, raw, _ in _membership_rows(project)[:5]:
+        alone = membership.passage_scores(json.loads(raw), texts[item])
+        for score in ("perplexity", "zlib_ratio", "min_k", "min_k_pp"):
+            assert one.loc[item, score] == pytest.approx(alone[score], rel=1e-12, nan_ok=True), score

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 import pytest
 
@@ -174,3 +175,24 @@ def test_passages_and_predictions_by_command(project, tmp_path, capsys):
     assert len(rows(capsys.readouterr().out)) == 2 and book
     assert main(["validity", "annotate", str(project.path), "--task", "timing"]) == 0
     assert "with 2 passage(s)" in capsys.readouterr().out
+
+
+def test_each_passage_reads_the_newest_runs_first_answer(studied, tmp_path):
+    """Of the model's runs with the same settings, a passage's answer is the newest run's (its sample 0); a
+    passage the newest run left out keeps the older run's answer."""
+    from tests.validity.conftest import ALPHA_YEARS, write
+    from workbench.probes.validity.predictions import import_predictions
+
+    project, ids = studied
+    import_predictions(project, "year", write(tmp_path / "again.csv", "book,answer\nb01,Published in 1999.\n"), "alpha")
+    newest = project.db.execute("SELECT MAX(run_id) FROM responses").fetchone()[0]
+    passage = project.db.execute("SELECT item_id FROM responses WHERE run_id = ?", [newest]).fetchone()[0]
+    project.db.execute("INSERT INTO responses (run_id, item_id, sample, status, raw, created_at)"
+                       " VALUES (?, ?, 1, 'ok', 'Published in 1777.', '2024-01-01')", [newest, passage])
+    answers = task_answers(project, "year", "alpha").set_index("book_id")
+    assert answers.loc[ids[1], "value"] == 1999 and answers.loc[ids[1], "run_id"] == newest
+    for i in range(2, 11):
+        expected = ALPHA_YEARS[i]
+        assert (math.isnan(answers.loc[ids[i], "value"]) if expected is None else answers.loc[ids[i], "value"] == expected)
+        assert answers.loc[ids[i], "run_id"] != newest
+    assert answers.index.is_unique and len(answers) == 10

@@ -27,7 +27,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import random
 import re
 from dataclasses import replace
@@ -433,11 +432,16 @@ ANSWER_COLUMNS = ["book", "book_id", "passage_id", "item_id", "question", "expec
 
 def _settings(project: "Project", model_id: int) -> list[dict[str, int]]:
     """The distinct (paraphraser, orders, seed) of the model's question runs."""
-    found = set()
+    return [{"paraphraser_id": p, "orders": o, "seed": s} for p, o, s in sorted(_runs_by_settings(project, model_id))]
+
+
+def _runs_by_settings(project: "Project", model_id: int) -> dict[tuple[int, int, int], list[int]]:
+    """The model's question runs by their (paraphraser, orders, seed), each run's config parsed once."""
+    found: dict[tuple[int, int, int], list[int]] = {}
     for run in runs(project, QUIZ_KIND, model_id=model_id):
         config = run.config
-        found.add((int(config.paraphraser_id), int(config.orders), int(config.seed)))
-    return [{"paraphraser_id": p, "orders": o, "seed": s} for p, o, s in sorted(found)]
+        found.setdefault((int(config.paraphraser_id), int(config.orders), int(config.seed)), []).append(int(run.id))
+    return found
 
 
 def answers_frame(project: "Project", model: str) -> pd.DataFrame:
@@ -445,64 +449,103 @@ def answers_frame(project: "Project", model: str) -> pd.DataFrame:
     (0: the verbatim passage, 1-3: the paraphrases), correct. Runs with other paraphrases, orders or seeds are
     read apart (an answer of one never stands in for the same-numbered question of another).
 
-    Built column by column: each passage's option orders worked out once (not once per question), each
-    distinct reply read once."""
+    Built column by column: the runs' configs parsed once, each passage's option orders worked out once (not
+    once per question) into one table that every question looks its order up in, each distinct reply read
+    once."""
+    import numpy as np
+
     from workbench.models.registry import list_models
+    from workbench.runs import responses as stored_responses
 
     spec = get_model(project, model)
     names = {m.id: m.label for m in list_models(project)}
-    found = [responses(project, QUIZ_KIND, model_id=spec.id, config_filter=settings, ok_only=False,
-                       columns=("status", "raw", "error", "config"))
-             for settings in _settings(project, spec.id)]
+    settings_of = {}
+    found = []
+    for settings, run_ids in sorted(_runs_by_settings(project, spec.id).items()):
+        settings_of.update({run: settings for run in run_ids})
+        found.append(stored_responses(project, run_ids, ok_only=False, columns=("status", "raw", "error")))
     found = [f for f in found if not f.empty]
     if not found:
         return pd.DataFrame(columns=ANSWER_COLUMNS)
     found = pd.concat(found, ignore_index=True) if len(found) > 1 else found[0]
-    items = found["item_id"].astype(int).tolist()
-    info = passage_store.passage_books(project, items)
-    runs = found["run_id"].astype(int).tolist()
-    configs = {run: json.loads(text) for run, text in dict(zip(runs, found["config"].tolist())).items()}  # once a run
-    settings = {run: (int(c["orders"]), int(c["seed"]), int(c["paraphraser_id"])) for run, c in configs.items()}
-    samples, statuses = found["sample"].astype(int).tolist(), found["status"].tolist()
-    raws, errors = found["raw"].tolist(), found["error"].tolist()
-    letters = {raw: answer_letter(raw) for raw in set(raws)}
-    orders_of: dict[tuple[int, int, int], list[tuple[int, ...]]] = {}
-    expected, answer, picked, correct = [], [], [], []
-    for run, item, number, status, raw in zip(runs, items, samples, statuses, raws):
-        orders, seed, _ = settings[run]
-        key = (seed, item, orders)
-        if key not in orders_of:
-            orders_of[key] = _passage_orders(seed, item, orders)
-        order = orders_of[key][number] if number < len(orders_of[key]) else option_order(seed, item, number, orders)
-        letter = letters[raw] if status == "ok" else None
-        choice = None if letter is None else order[LETTERS.index(letter)]
-        expected.append(LETTERS[order.index(0)])
-        answer.append(letter or "")
-        picked.append(choice)
-        correct.append(None if choice is None else choice == 0)
-    run_settings = [settings[run] for run in runs]
+    items = found["item_id"].to_numpy(np.int64)
+    info = passage_store.passage_books(project, items.tolist())
+    run_ids = found["run_id"].to_numpy(np.int64)
+    samples = found["sample"].to_numpy(np.int64)
+    by_run = pd.DataFrame.from_dict(settings_of, orient="index", columns=["paraphraser_id", "orders", "seed"])
+    paraphraser, orders, seeds = (by_run[c].reindex(run_ids).to_numpy(np.int64)
+                                  for c in ("paraphraser_id", "orders", "seed"))
+    # each passage's orders (of its run's seed and number of orders) once, in one table: rows start[k] on
+    shapes = sorted({(settings_of[run][2], settings_of[run][1]) for run in set(run_ids.tolist())})  # (seed, orders)
+    shape = pd.Series(range(len(shapes)), index=pd.MultiIndex.from_tuples(shapes)).reindex(
+        pd.MultiIndex.from_arrays([seeds, orders])).to_numpy(np.int64)
+    low = min(int(items.min()), 0)
+    span = int(items.max()) - low + 1
+    codes, keys = pd.factorize(shape * span + (items - low))  # (seed, orders, passage) as one number
+    rng, known = random.Random(), {}
+    tables = [_passage_orders(shapes[key // span][0], key % span + low, shapes[key // span][1], rng, known)
+              for key in keys.tolist()]
+    sizes = np.fromiter((len(t) for t in tables), np.int64, len(tables))
+    start = np.cumsum(sizes) - sizes
+    table = np.asarray([order for t in tables for order in t], dtype=np.int64).reshape(-1, 4)
+    inside = samples < sizes[codes]
+    row = np.where(inside, start[codes] + np.minimum(samples, sizes[codes] - 1), 0)
+    order = table[row]
+    for n in np.flatnonzero(~inside):  # a question beyond the run's orders (not asked by Palimpsest): on its own
+        order[n] = option_order(int(seeds[n]), int(items[n]), int(samples[n]), int(orders[n]))
+    statuses, raws = found["status"].tolist(), found["raw"].tolist()
+    replies, distinct = pd.factorize(pd.Series(raws, dtype=object), use_na_sentinel=False)
+    letter_of = np.fromiter((-1 if (letter := answer_letter(raw if isinstance(raw, str) else None)) is None
+                             else LETTERS.index(letter) for raw in distinct), np.int64, len(distinct))
+    letter = np.where(found["status"].to_numpy(object) == "ok", letter_of[replies], -1)
+    named = letter >= 0
+    choice = order[np.arange(len(order)), np.maximum(letter, 0)]
+    expected = np.asarray(list(LETTERS))[np.argmax(order == 0, axis=1)]
+    if named.all():
+        picked, correct = choice, choice == 0
+    else:
+        picked = np.where(named, choice, np.nan)
+        correct = np.where(named, choice == 0, None)
+    answer = np.where(named, np.asarray(list(LETTERS))[np.maximum(letter, 0)], "")
+    called = {p: names.get(p, f"model {p}") for p in {settings[0] for settings in settings_of.values()}}
     columns = {
         "book": info["book"].tolist(), "book_id": info["book_id"].tolist(), "passage_id": info["source_key"].tolist(),
-        "item_id": items, "question": samples, "expected": expected, "answer": answer, "picked": picked,
-        "correct": correct, "status": statuses,
-        "raw": [raw or error or "" for raw, error in zip(raws, errors)], "run_id": runs,
-        "paraphraser_id": [p for _, _, p in run_settings],
-        "paraphraser": [names.get(p, f"model {p}") for _, _, p in run_settings],
-        "orders": [o for o, _, _ in run_settings], "seed": [s for _, s, _ in run_settings],
-        "model": [spec.label] * len(items),
+        "item_id": items, "question": samples, "expected": expected.tolist(), "answer": answer.tolist(),
+        "picked": picked, "correct": correct, "status": statuses,
+        "raw": [_text(raw) or _text(error) for raw, error in zip(raws, found["error"].tolist())], "run_id": run_ids,
+        "paraphraser_id": paraphraser, "paraphraser": [called[p] for p in paraphraser.tolist()],
+        "orders": orders, "seed": seeds, "model": [spec.label] * len(items),
     }
     return pd.DataFrame(columns, columns=ANSWER_COLUMNS)
 
 
-def _passage_orders(seed: int, item: int, orders: int) -> list[tuple[int, ...]]:
+def _text(value: Any) -> str:
+    """A stored text as read ("" for none: SQL's NULL reads as None, or as NaN once frames are joined)."""
+    return value if isinstance(value, str) else ""
+
+
+def _passage_orders(seed: int, item: int, orders: int, rng: random.Random | None = None,
+                    known: dict | None = None) -> list[tuple[int, ...]]:
     """``option_order`` of questions 0 .. orders - 1 of a passage, worked out together (the seeded shuffle once;
-    the blocks after the first, a second seeded draw, only where there are more than four orders)."""
+    the blocks after the first, a second seeded draw, only where there are more than four orders); ``rng``: a
+    generator to seed afresh (seeding one is the same as making one with that seed, and quicker); ``known``: the
+    orders already worked out from a first shuffle (24 orders, or 4: they follow from it alone)."""
     base = list(range(4))
-    random.Random(f"{seed}:{item}").shuffle(base)
+    rng = rng or random.Random()
+    rng.seed(f"{seed}:{item}")
+    rng.shuffle(base)
+    if orders in (4, 24) and known is not None and (tuple(base), orders) in known:
+        return known[tuple(base), orders]
     if orders == 24:
-        return list(itertools.permutations(base))
-    blocks = _blocks(seed, item, base) if orders > 4 else [base]
-    return [tuple(first[turn:] + first[:turn]) for first in blocks[: max(1, orders // 4)] for turn in range(4)]
+        out = list(itertools.permutations(base))
+    elif orders == 4:
+        out = [tuple(base[turn:] + base[:turn]) for turn in range(4)]
+    else:
+        blocks = _blocks(seed, item, base)
+        return [tuple(first[turn:] + first[:turn]) for first in blocks[: max(1, orders // 4)] for turn in range(4)]
+    if known is not None:
+        known[tuple(base), orders] = out
+    return out
 
 
 def model_cutoff(project: "Project", model: str, cutoff_year: int | None = None) -> tuple[int | None, str]:

@@ -71,7 +71,6 @@ def passage_scores(answers: pd.DataFrame) -> pd.DataFrame:
                                **{f"_p{option}": (picked == option).astype(np.int64) for option in range(OPTIONS)})
     summed = tally.groupby(keys, dropna=False, sort=True).sum().reset_index()
     answered = summed["_answered"].to_numpy()
-    counts = [summed[f"_p{option}"].tolist() for option in range(OPTIONS)]
     out = summed[keys].copy()
     out["questions"] = summed["_questions"].to_numpy()
     out["answered"] = answered
@@ -79,7 +78,7 @@ def passage_scores(answers: pd.DataFrame) -> pd.DataFrame:
     out["correct"] = summed["_p0"].to_numpy()
     with np.errstate(all="ignore"):
         out["score"] = np.where(answered > 0, summed["_p0"].to_numpy() / np.maximum(answered, 1), math.nan)
-    out["picks"] = [list(passage) for passage in zip(*counts)]
+    out["picks"] = np.column_stack([summed[f"_p{option}"].to_numpy(np.int64) for option in range(OPTIONS)]).tolist()
     return out[columns]
 
 
@@ -160,18 +159,22 @@ def book_scores(passages: pd.DataFrame, groups: dict[int, tuple[str, str]] | Non
     ends = np.cumsum(grouped.size().to_numpy())
     score, picks, book = passages["score"].to_numpy(float), passages["picks"].tolist(), passages["book"].tolist()
     tallies = {name: passages[name].to_numpy() for name in ("questions", "answered", "unanswered", "correct")}
+    totals: list[float] = []
+    scored_count: list[int] = []
     for key, end, start in zip(grouped.size().index, ends, np.concatenate([[0], ends[:-1]])):
         rows_of = members[start:end]
         known = rows_of[~np.isnan(score[rows_of])]
         test = chance_test([picks[i] for i in known])
-        total = float(pd.Series(score[known]).sum())  # summed as pandas sums a column
-        low, high = wilson_interval(total, len(known)) if len(known) else (math.nan, math.nan)
+        totals.append(float(pd.Series(score[known]).sum()))  # summed as pandas sums a column
+        scored_count.append(len(known))
         book_id = key[-1]
         side, why = groups.get(int(book_id), (SUSPECT, "")) if pd.notna(book_id) else (SUSPECT, "")
         rows.append({**dict(zip(BOOK_KEYS, key)), "book": book[rows_of[0]], "group": side, "why": why,
                      "passages": len(known), **{name: int(values[rows_of].sum()) for name, values in tallies.items()},
-                     "score": test.score, "ci_low": low, "ci_high": high, "p_value": test.p_value})
+                     "score": test.score, "p_value": test.p_value})
     frame = pd.DataFrame(rows, columns=BOOK_COLUMNS)
+    # every book's Wilson interval in one call (statsmodels works on arrays; the same numbers as one at a time)
+    frame["ci_low"], frame["ci_high"] = (np.asarray(bound, dtype=float) for bound in wilson_interval(totals, scored_count))
     frame["book_id"] = frame["book_id"].astype("Int64")
     return frame
 

@@ -94,6 +94,66 @@ def passage_scores(raw: dict[str, Any], text: str, *, k_percent: float = K_PERCE
     }
 
 
+# ---------------------------------------------------------------------------------------------- stored scores
+#: the version of how the stored scores are derived from an answer's token values; scores stored by another
+#: version (or for another k) are not used: the answer's token values are scored afresh when read
+DERIVATION = 1
+STORED = "scores"  # the key of the stored scores in an answer's ``extra``
+STORED_VALUES = ("tokens", "perplexity", "log_perplexity", "min_k", "min_k_pp")
+#: answers parsed and scored together when worked out from their token values (bounds the memory of a read)
+CHUNK = 5_000
+
+
+def stored_scores(raws: Sequence[str], texts: Sequence[str], k_percent: float = K_PERCENT) -> list[dict[str, Any]]:
+    """The ``extra`` of each stored answer (``raws``: its JSON as stored; ``texts``: the passages read): its scores,
+    worked out by ``_bulk_scores`` from the stored (rounded) token values, so that reading them back gives the very
+    numbers scoring the answer afresh gives; with the k they are for, the derivation's version and the
+    zlib-compressed size of the passage in bytes (the zlib ratio is the log-perplexity over it)."""
+    if not raws:
+        return []
+    values = _bulk_scores(raws, None, k_percent)
+    sizes = [len(zlib.compress(text.encode("utf-8"))) for text in texts]
+    return [{STORED: {"derivation": DERIVATION, "k_percent": float(k_percent), "zlib_bytes": size,
+                      **{name: values[name][n] for name in STORED_VALUES}}} for n, size in enumerate(sizes)]
+
+
+def _read_stored(extras: Sequence[str | None], k_percent: float | None) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The stored scores of answers (``extras``: their ``extra`` JSON) as columns, and which answers have them
+    (of this derivation, and for ``k_percent`` unless None: a reader of the log-perplexity alone takes any k).
+    The extras are parsed in one call, not one each."""
+    parsed = json.loads("[" + ",".join(e or "null" for e in extras) + "]")
+    found = [p.get(STORED) if isinstance(p, dict) else None for p in parsed]
+    ok = np.fromiter(((isinstance(f, dict) and f.get("derivation") == DERIVATION
+                       and (k_percent is None or f.get("k_percent") == float(k_percent))) for f in found),
+                     bool, len(found))
+    columns = {name: np.fromiter((f[name] if good else math.nan for f, good in zip(found, ok)), float, len(found))
+               for name in (*STORED_VALUES, "zlib_bytes")}
+    return columns, ok
+
+
+def _answer_scores(project: "Project", model_id: int, found: pd.DataFrame, texts: Sequence[str] | None,
+                   k_percent: float) -> dict[str, np.ndarray]:
+    """Tokens, the scores and log_perplexity of the answers ``found`` (``responses`` with ``extra``): their stored
+    scores where they have them, else (answers stored before scores were kept with them, or scored for another k)
+    worked out from their token values, read for them alone. ``texts``: the passages, for the zlib ratio (None:
+    no zlib ratio, and scores of any k will do: the reader wants the log-perplexity only)."""
+    values, ok = _read_stored(found["extra"].tolist(), k_percent if texts is not None else None)
+    with np.errstate(all="ignore"):
+        values["zlib_ratio"] = values["log_perplexity"] / values.pop("zlib_bytes")
+    if not ok.all():
+        items = found["item_id"].astype(int).to_numpy()
+        missing = np.flatnonzero(~ok)
+        raws = responses(project, KIND, model_id=model_id, item_ids=items[missing].tolist(), columns=("raw",))
+        raw_of = dict(zip(raws["item_id"].astype(int).tolist(), raws["raw"].tolist()))
+        fresh = _bulk_scores([raw_of[int(items[n])] for n in missing],
+                             None if texts is None else [texts[n] for n in missing], k_percent)
+        for name in (*STORED_VALUES, "zlib_ratio"):
+            values[name][missing] = fresh[name]
+    if texts is None:
+        values["zlib_ratio"] = np.full(len(ok), math.nan)
+    return values
+
+
 # ---------------------------------------------------------------------------------------------- running
 def _rounded(values: Sequence[float | None]) -> list[float | None]:
     """The values to 6 decimals, None (a first token with nothing before it) kept; numpy rounds the
@@ -111,13 +171,20 @@ def scoring_process(backend: "Backend", texts: dict[int, str]):
     def process(units: Sequence[Unit], state: TaskState) -> Iterable[tuple[Unit, Outcome]]:
         state.check()
         results = backend.score_texts([texts[u.item_id] for u in units])
+        answered = {}
+        for unit, result in zip(units, results):
+            if not isinstance(result, Failure):
+                answered[unit] = json.dumps({"logprobs": _rounded(result.logprobs),
+                                             "expected": _rounded(result.expected),
+                                             "variance": _rounded(result.variance)})
+        # each answer's scores worked out once, from the answer as stored, and kept beside it (``extra``)
+        extras = dict(zip(answered, stored_scores(list(answered.values()),
+                                                  [texts[u.item_id] for u in answered])))
         for unit, result in zip(units, results):
             if isinstance(result, Failure):
                 yield unit, Outcome.failure(result.error, extra={"failure_kind": result.kind})
                 continue
-            raw = {"logprobs": _rounded(result.logprobs), "expected": _rounded(result.expected),
-                   "variance": _rounded(result.variance)}
-            yield unit, Outcome(raw=json.dumps(raw), prompt_tokens=len(result.logprobs))
+            yield unit, Outcome(raw=answered[unit], prompt_tokens=len(result.logprobs), extra=extras[unit])
 
     return process
 
@@ -164,24 +231,25 @@ def scores(project: "Project", model: str, *, reference: str | None = None, k_pe
     The same numbers as ``passage_scores`` per passage, computed for all passages at once (``_bulk_scores``);
     means are summed in another order than NumPy's ``mean``, which can move the last of their 16 digits."""
     spec = _spec(project, model)
-    found = responses(project, KIND, model_id=spec.id, item_ids=passage_ids, columns=("raw",))
+    found = responses(project, KIND, model_id=spec.id, item_ids=passage_ids, columns=("extra",))
     if found.empty:
         return pd.DataFrame(columns=PASSAGE_COLUMNS)
     ids = found["item_id"].astype(int).tolist()
     info = passage_store.passages_frame(project, ids).set_index("passage_id").reindex(ids)
     texts = info["text"].tolist()
-    values = _bulk_scores(found["raw"].tolist(), texts, k_percent)
+    values = _answer_scores(project, spec.id, found, texts, k_percent)
     frame = pd.DataFrame({"book": info["book"].tolist(), "passage_id": info["source_key"].tolist(),
-                          "tokens": values["tokens"], **{score: values[score] for score in SCORES},
+                          "tokens": values["tokens"].astype(np.int64),
+                          **{score: values.get(score, math.nan) for score in SCORES},
                           "book_id": info["book_id"].array, "item_id": ids, "model": spec.label,
                           "reference": reference or ""})
     if reference:
         ref_spec = _spec(project, reference)
-        theirs = responses(project, KIND, model_id=ref_spec.id, item_ids=ids, columns=("raw",))
-        reference_loss = dict(zip(theirs["item_id"].astype(int).tolist(),
-                                  _bulk_scores(theirs["raw"].tolist(), None, k_percent)["log_perplexity"]))
+        theirs = responses(project, KIND, model_id=ref_spec.id, item_ids=ids, columns=("extra",))
+        reference_loss = pd.Series(_answer_scores(project, ref_spec.id, theirs, None, k_percent)["log_perplexity"],
+                                   index=theirs["item_id"].astype(int).to_numpy())
         loss = np.asarray(values["log_perplexity"])
-        other = np.asarray([reference_loss.get(item, math.nan) for item in ids])
+        other = reference_loss.reindex(ids).to_numpy(float)
         with np.errstate(all="ignore"):
             frame["ref_ratio"] = np.where(other > 0, loss / other, math.nan)
             frame["ref_diff"] = loss - other
@@ -194,8 +262,8 @@ def _bulk_scores(raws: Sequence[str], texts: Sequence[str] | None, k_percent: fl
     """``passage_scores`` of many stored answers as columns (tokens, the scores, log_perplexity; zlib_ratio only
     with ``texts``), computed over all their tokens at once; an answer holding a NaN is scored alone."""
     out: dict[str, list] = {name: [] for name in ("tokens", *SCORES, "log_perplexity")}
-    for start in range(0, len(raws), 20_000):
-        chunk = raws[start : start + 20_000]
+    for start in range(0, len(raws), CHUNK):
+        chunk = raws[start : start + CHUNK]
         parsed = [json.loads(raw) for raw in chunk]
         lengths = np.fromiter((len(p["logprobs"]) for p in parsed), np.int64, len(parsed))
         flat = {key: np.array([v for p in parsed for v in p[key]], dtype=float)
@@ -217,7 +285,7 @@ def _bulk_scores(raws: Sequence[str], texts: Sequence[str] | None, k_percent: fl
                    "log_perplexity": np.where(none, math.nan, loss).tolist(),
                    "ref_ratio": [math.nan] * len(parsed), "ref_diff": [math.nan] * len(parsed)}
         if texts is not None:
-            sizes = [len(zlib.compress(text.encode("utf-8"))) for text in texts[start : start + 20_000]]
+            sizes = [len(zlib.compress(text.encode("utf-8"))) for text in texts[start : start + CHUNK]]
             columns["zlib_ratio"] = np.where(none, math.nan, loss / np.asarray(sizes, float)).tolist()
         else:
             columns["zlib_ratio"] = [math.nan] * len(parsed)

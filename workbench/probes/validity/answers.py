@@ -61,11 +61,13 @@ def task_answers(project: "Project", task: str, model: str, *, year_range: tuple
     if book_ids is not None:
         books = " AND x.item_id IN (SELECT id FROM validity_passages WHERE book_id IN (SELECT value FROM json_each(?)))"
         params.append(json.dumps([int(b) for b in book_ids]))
+    # each passage's answer: the first in the order newest run, then sample (kept by pandas, not a window
+    # function over every answer: a third of the time)
     answers = pd.read_sql_query(
-        "SELECT * FROM (SELECT x.run_id, x.item_id AS passage_id, x.status, x.raw, x.error,"
-        " ROW_NUMBER() OVER (PARTITION BY x.item_id ORDER BY x.run_id DESC, x.sample) AS pick"
-        f" FROM responses x WHERE x.run_id IN ({','.join('?' * len(runs))}){books}) WHERE pick = 1",
-        project.db.conn, params=params).drop(columns="pick")
+        "SELECT x.run_id, x.item_id AS passage_id, x.status, x.raw, x.error"
+        f" FROM responses x WHERE x.run_id IN ({','.join('?' * len(runs))}){books}"
+        " ORDER BY x.item_id, x.run_id DESC, x.sample", project.db.conn, params=params)
+    answers = answers.drop_duplicates("passage_id", keep="first").reset_index(drop=True)
     passages = passages_frame(project, book_ids)
     years = pd.read_sql_query("SELECT id AS book_id, year AS book_year FROM books", project.db.conn)
     frame = answers.merge(passages[["passage_id", "book_id", "book", "year", "minutes", "passage"]], on="passage_id")
@@ -73,7 +75,7 @@ def task_answers(project: "Project", task: str, model: str, *, year_range: tuple
     frame["truth_year"] = frame["year"].astype("Float64").fillna(frame["book_year"].astype("Float64"))
     once: dict[str, Parsed] = {}  # parsing is a function of the answer alone: each distinct answer is parsed once
     parsed = [(once[raw] if raw in once else once.setdefault(raw, parse(task, raw, year_range, spans)))
-              if status == "ok" else None for raw, status in zip(frame["raw"], frame["status"])]
+              if status == "ok" else None for raw, status in zip(frame["raw"].tolist(), frame["status"].tolist())]
     frame["value"] = [p.value if p is not None and p.value is not None else float("nan") for p in parsed]
     frame["reason"] = [("call failed" if p is None else p.reason) for p in parsed]
     frame["read"] = ["" if p is None else p.text for p in parsed]

@@ -270,8 +270,10 @@ def passages_frame(project: "Project", book_ids: Sequence[int] | None = None) ->
     frame = pd.read_sql_query(
         "SELECT p.id AS passage_id, p.book_id, COALESCE(NULLIF(b.title, ''), b.external_id, 'Book ' || b.id) AS book,"
         " p.label, p.origin, p.words, p.start_char, p.end_char, p.year, p.minutes, p.passage"
-        f" FROM validity_passages p JOIN books b ON b.id = p.book_id{where} ORDER BY p.book_id, p.id",
+        f" FROM validity_passages p JOIN books b ON b.id = p.book_id{where} ORDER BY p.id",
         project.db.conn, params=params)
+    # ordered by book here: SQLite would read the texts in the book index's order, a row at a time (twice the time)
+    frame = frame.sort_values(["book_id", "passage_id"], kind="stable")
     for column in ("start_char", "end_char", "year"):
         frame[column] = frame[column].astype("Int64")
     frame["minutes"] = frame["minutes"].astype(float)
