@@ -36,8 +36,8 @@ def _project(folder: Path, name: str, books: int):
 
 
 def _timed(folder: Path, name: str, model_dir: Path, batch: int, books: int, per_book: int):
+    from workbench.models.catalog import ModelSpec, add_model
     from workbench.models.hf_backend import TransformersBackend
-    from workbench.models.registry import ModelSpec, add_model
     from workbench.probes.continuation.results import passage_frame
     from workbench.probes.continuation.run import run_continuation
 

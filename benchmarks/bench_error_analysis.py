@@ -23,7 +23,13 @@ from benchmarks.common import Timer, line
 def run(quick: bool):
     from benchmarks.published_results import write_published_results
     from workbench.probes.cloze.analysis import decile_sets
-    from workbench.probes.cloze.errors import error_analysis, error_statistics, model_answers, normalised, plain_python
+    from workbench.probes.cloze.error_analysis import (
+        error_analysis,
+        error_statistics,
+        model_answers,
+        normalised,
+        plain_python,
+    )
     from workbench.probes.cloze.gpt4books import import_gpt4books
     from workbench.project import Project
 

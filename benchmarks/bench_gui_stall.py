@@ -1,13 +1,13 @@
 """GUI stalls: the longest time the window's event loop cannot run. A timer on the GUI thread ticks every
 5 ms and keeps the longest gap between two ticks (what a person feels as a frozen window). Goal: 100 ms.
 
-- ``gui_stall_run``: while a name-cloze run of 1,000 passages goes on the Probes page, its accuracy table
+- ``gui_stall_run``: while a name-cloze run of 1,000 passages goes on the Name cloze page, its accuracy table
   filling in as answers arrive (an OpenAI-compatible stub server on 127.0.0.1, 8 answers at a time);
 - on a project of 571 books and two models (114,200 made-up answers in the published format,
   ``benchmarks.published_results``), in the app's own window:
   ``gui_stall_opening``: the project opened (the Library page on screen) and the Charts page shown, the
   first chart drawn (the session's first statistics: scipy and statsmodels are imported then, on a worker);
-  ``gui_stall_switching``: switching charts and their choices, hovering, a book's passages, the Probes page
+  ``gui_stall_switching``: switching charts and their choices, hovering, a book's passages, the Name cloze page
   shown with its result tables, its tabs, the Library and Charts pages again.
 
 Each line names the step with the longest stall, the longest stall of each step, the processor time spent
@@ -185,8 +185,8 @@ def run_project(folder: Path, books: int, per_book: int):
 def stall_during_run(app, quick: bool):
     from benchmarks.openai_stub_server import MODEL, StubServer
     from ui.background import BackgroundOps
-    from ui.probes.page import ProbesPage
-    from workbench.models.registry import ModelSpec, add_model
+    from ui.cloze.page import ClozePage
+    from workbench.models.catalog import ModelSpec, add_model
 
     books, per_book = (8, 25) if quick else (20, 50)
     units = books * per_book
@@ -197,13 +197,13 @@ def stall_during_run(app, quick: bool):
         add_model(project, ModelSpec(label="stub", backend="openai", ref=MODEL, base_url=server.base_url,
                                      params={"concurrency": 8}))
         ops = BackgroundOps()
-        page = ProbesPage(ops)
+        page = ClozePage(ops)
         page.resize(1400, 900)
         page.show()
         meter = StallMeter()
         meter.start()
         try:
-            run_step(meter, "open the Probes page", lambda: (page.set_project(project), page.on_shown()),
+            run_step(meter, "open the Name cloze page", lambda: (page.set_project(project), page.on_shown()),
                      lambda: not ops.busy)
             page.settings.set_checked_models(["stub"])
             plan = page.current_plan()
@@ -275,7 +275,7 @@ def stall_while_switching(app, quick: bool):
             run_step(meter, "the Charts page shown", lambda: window.show_page("charts"), idle)
             settle(meter, "the Charts page shown", 0.2)
             opening = list(meter.longest)
-            charts, probes = window.pages["charts"], window.pages["probes"]
+            charts, probes = window.pages["charts"], window.pages["cloze"]
             other = [m for m in ("gpt4", "chatgpt") if m != charts.options()["model"]][0]
             for step, choices in [
                 ("model against model", {"chart": "cloze-models"}),
@@ -306,8 +306,8 @@ def stall_while_switching(app, quick: bool):
                      lambda: idle() and charts.passages_dialog is not None)
             settle(meter, "opening a book's passages", 0.2)
             charts.passages_dialog.close()
-            run_step(meter, "the Probes page shown", lambda: window.show_page("probes"), idle)
-            settle(meter, "the Probes page shown", 0.2)
+            run_step(meter, "the Name cloze page shown", lambda: window.show_page("cloze"), idle)
+            settle(meter, "the Name cloze page shown", 0.2)
             run_step(meter, "the Runs tab", lambda: probes.results.setCurrentIndex(1), idle)
             run_step(meter, "the accuracy tab", lambda: probes.results.setCurrentIndex(0), idle)
             settle(meter, "the accuracy tab", 0.1)

@@ -33,7 +33,7 @@ def _membership(quick: bool) -> Iterable[dict]:
     import torch
 
     from tests.fixtures.tiny_model_builders import TINY_TEXT, build_tiny_causal
-    from workbench.models.registry import ModelSpec, add_model, get_model, open_backend
+    from workbench.models.catalog import ModelSpec, add_model, get_model, open_backend
     from workbench.probes.leakage import passages as store
     from workbench.probes.leakage.membership import run_membership
     from workbench.project import Project

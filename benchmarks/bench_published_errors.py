@@ -53,7 +53,7 @@ def run(quick: bool):
     if skipped:
         yield skipped
         return
-    from workbench.probes.cloze.errors import error_analyses
+    from workbench.probes.cloze.error_analysis import error_analyses
     from workbench.project import Project
 
     draws, permutations = (20, 1_000) if quick else (100, 10_000)

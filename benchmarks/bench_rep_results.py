@@ -21,7 +21,7 @@ def _project(folder: Path, decades: list[str], samples: int):
     from workbench import Project, jobs
     from workbench.jobs import Outcome
     from workbench.models.base import GenerationParams
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
     from workbench.probes.rep.run import KIND, run_config
     from workbench.probes.rep.sets import current_sets
 

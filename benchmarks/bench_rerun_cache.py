@@ -1,7 +1,7 @@
 """Re-running costs nothing: model calls (counted at the server) when a finished temperature-0 run is
 run again, and when an identical new run is started. Goal: 0 calls for both.
 
-The model is opened the way the program opens it (``registry.open_backend``: behind the project's
+The model is opened the way the program opens it (``catalog.open_backend``: behind the project's
 response cache); the server is a real HTTP server on 127.0.0.1 reached through the openai client.
 """
 
@@ -13,15 +13,15 @@ from pathlib import Path
 from benchmarks.common import Timer, line
 from benchmarks.openai_stub_server import MODEL, StubServer
 from workbench import jobs
-from workbench.models import registry
+from workbench.models import catalog
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
 from workbench.project import Project
 
 
-def execute(project: Project, spec: registry.ModelSpec, run_id: int, units: list[jobs.Unit]) -> jobs.JobReport:
+def execute(project: Project, spec: catalog.ModelSpec, run_id: int, units: list[jobs.Unit]) -> jobs.JobReport:
     params = GenerationParams(temperature=0.0, max_tokens=8, seed=1)
-    with registry.open_backend(spec, project) as backend:
+    with catalog.open_backend(spec, project) as backend:
         build = lambda u: prompt_request(backend, f"Passage {u.item_id}", params, sample=u.sample)  # noqa: E731
         return jobs.run_job(project, run_id, units, generation_process(backend, build))
 
@@ -32,7 +32,7 @@ def run(quick: bool):
     with tempfile.TemporaryDirectory() as folder, StubServer(delay=0.0) as server:
         project = Project.create(Path(folder) / "bench.palimpsest")
         try:
-            spec = registry.add_model(project, registry.ModelSpec(
+            spec = catalog.add_model(project, catalog.ModelSpec(
                 label="stub", backend="openai", ref=MODEL, base_url=server.base_url, params={"concurrency": 8}))
             first = jobs.create_run(project, "benchmark", model_id=spec.id)
             with Timer() as cold:

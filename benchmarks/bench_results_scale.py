@@ -21,7 +21,7 @@ listing its passages where the probe's does), and reads the frame a page or comm
 - ``results_scale_reading``: ``reading.results.answers_frame`` (Reading page, forgetting curves): 100 books of
   570 read-along questions;
 - ``results_scale_validity``: ``validity.answers.task_answers`` (Validity page): 57,000 year answers;
-- ``results_scale_cloze``: ``cloze.analysis.passage_results`` (Probes page, ``palimpsest cloze``) of a run
+- ``results_scale_cloze``: ``cloze.analysis.passage_results`` (Name cloze page, ``palimpsest cloze``) of a run
   whose config lists its 57,000 passages (as a run of a local model stores them);
 - ``results_scale_leakage_page``: the longest stall of the window (``bench_gui_stall.StallMeter``; goal 100 ms)
   while the Leakage page opens the leakage project above (overlap, book frequency, membership and DE-COP
@@ -115,7 +115,7 @@ def _answers(project, rows: list[tuple]) -> None:
 
 
 def _model(project, label: str, backend: str = "hf") -> int:
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     return add_model(project, ModelSpec(label=label, backend=backend, ref=f"made-up/{label}")).id
 

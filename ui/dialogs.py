@@ -1,6 +1,6 @@
 """Every message box the app shows goes through here, and so do the windows pages open beside the main one.
 
-While a blinded annotation session is on screen, messages from other work wait. A run failing on the Probes
+While a blinded annotation session is on screen, messages from other work wait. A run failing on the Name cloze
 page says "Model gpt-4o did not answer", an import names its books: one such box over the session unblinds
 the annotator. Each main window keeps a ``MessageGate``; while it holds (``hold_for`` the blinded page), a
 message from anywhere but that page or the window itself is kept, the page shows a neutral note that
@@ -10,7 +10,7 @@ file names, tags, a server's error text), no filter can know them all, and a mes
 nothing but a little time.
 
 Questions need an answer at once. The window's own (quit while work runs?) name nothing and are asked.
-One from other work (a paid run's cost estimate finishing on the Probes page) is answered No, which in
+One from other work (a paid run's cost estimate finishing on the Name cloze page) is answered No, which in
 every question here means "do nothing" (do not start, delete or replace), and is kept as a message saying
 so. A window a page opens beside the main one (``show_window``: a book's passages) is hidden while the gate
 holds and shown again afterwards.

@@ -26,7 +26,7 @@ from ui import dialogs
 from ui.background import BackgroundOps
 from ui.welcome import WelcomePanel
 from ui.widgets.page import Page
-from workbench import registry
+from workbench import parts
 from workbench.errors import UserError
 from workbench.project import SUFFIX, Project, with_project_suffix
 
@@ -99,7 +99,7 @@ class MainWindow(QMainWindow):
         self.nav.setFixedWidth(NAV_WIDTH)
         self.nav.setStyleSheet(NAV_STYLE)
         self.stack = QStackedWidget()
-        for spec in registry.pages():
+        for spec in parts.pages():
             key, title = spec.key, spec.title
             page = load_page_class(spec.widget)(self.ops, self)
             page.key, page.title = key, title

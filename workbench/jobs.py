@@ -30,9 +30,9 @@ import pandas as pd
 
 from workbench import run_lock
 from workbench.errors import CancelledError, UserError
+from workbench.parts import PageSpec, Part
 from workbench.progress import TaskState
 from workbench.project import now
-from workbench.registry import PageSpec, Part
 from workbench.run_failures import failure_reasons
 from workbench.runs import store
 from workbench.runs.kinds import can_resume as can_resume

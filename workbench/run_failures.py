@@ -1,5 +1,5 @@
 """Why items of a run failed, said once per reason: messages that differ only in their numbers (token counts,
-line numbers, HTTP codes) are counted together, most frequent first. The Jobs and Probes pages show these;
+line numbers, HTTP codes) are counted together, most frequent first. The Jobs and Name cloze pages show these;
 ``describe_outcome`` says how a run ended in a page's words."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ the rest the same way: ask before paying in one wording (``cost_question``), run
 
 The question is asked only about paid models (``workbench.models.prices.is_paid``: an API the scholar has not
 marked free; one on a known paid service marked free was already asked about when it was marked,
-``models.registry.FreeOnPaidHost``). Local models and models marked free cost nothing and start at once.
+``models.catalog.FreeOnPaidHost``). Local models and models marked free cost nothing and start at once.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ class Work:
 
     def check(self) -> None:
         """Refuse, before any cost question, work a model cannot do yet (an API key not set, imported results)."""
-        from workbench.models.registry import require_api_key, runnable_model
+        from workbench.models.catalog import require_api_key, runnable_model
 
         for spec in self.models:
             runnable_model(self.project, spec)
@@ -261,7 +261,7 @@ def continue_work(project: "Project", run_id: int, retry_failed: bool = False, *
     runner's resume. A run of a kind nothing can continue is refused when it runs, as before. ``changes``: what
     it changes (by default, the results of the run's kind, ``run_topics``)."""
     from workbench import jobs
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
     from workbench.models.usage import estimate_continuation
 
     run = jobs.get_run(project, run_id)

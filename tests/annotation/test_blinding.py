@@ -250,12 +250,12 @@ def test_imported_item_ids_never_show_only_the_items_place_in_the_annotators_ord
 
 
 def _fail_on_the_probes_page_once_released(window, release: threading.Event):
-    """A run on the Probes page that fails, naming its model, once ``release`` is set."""
+    """A run on the Name cloze page that fails, naming its model, once ``release`` is set."""
     def work(state):
         release.wait(30)
         raise UserError(f"Model {SECRET_MODEL} did not answer: the server refused the connection.")
 
-    probes = window.pages["probes"]
+    probes = window.pages["cloze"]
     return probes.start_work(work, f"Running the name cloze with {SECRET_MODEL}", on_done=probes.show_summary)
 
 
@@ -281,8 +281,8 @@ def test_while_blinded_questions_from_other_work_are_answered_no_and_the_windows
 
     window = open_window(qtbot, blinded_study, tmp_path)
     page = start(qtbot, window, "lab", "Zoe")
-    # a paid run's cost estimate finishing on the Probes page asks before spending: not now, and nothing is spent
-    assert dialogs.ask(window.pages["probes"], f"This run calls {SECRET_MODEL}, a paid API. Start the run?") is False
+    # a paid run's cost estimate finishing on the Name cloze page asks before spending: not now, and nothing is spent
+    assert dialogs.ask(window.pages["cloze"], f"This run calls {SECRET_MODEL}, a paid API. Start the run?") is False
     dialogs.show_info(None, f"Finished the run with {SECRET_MODEL}.")  # from work that has no window at all
     assert boxes == [] and "2 messages" in page.held_note.text() and leaks(window) == []
     release = threading.Event()

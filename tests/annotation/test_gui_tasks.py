@@ -14,7 +14,7 @@ from ui.annotate.task_dialog import NewTaskDialog
 from workbench.annotation.items import list_items
 from workbench.annotation.tasks import get_task, list_tasks
 from workbench.jobs import responses_frame
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.project import Project
 
 WAIT_MS = 120_000

@@ -143,7 +143,7 @@ def test_server_errors_are_retried_like_format_errors(project, scene_book, fault
 
 def test_a_cancelled_generation_is_continued_through_the_shared_resume(project, scene_book, tiny_causal_dir):
     from workbench.jobs import get_run, resume_run
-    from workbench.models.registry import ModelSpec, add_model, open_backend
+    from workbench.models.catalog import ModelSpec, add_model, open_backend
     from workbench.progress import TaskState
 
     spec = add_model(project, ModelSpec(label="tiny-base", backend="hf", ref=str(tiny_causal_dir)))

@@ -3,7 +3,7 @@
 The test writes a complete toy probe, ``toylengths``, into a temporary folder: its own table (a migration set),
 a run kind (typed config, units, resumer), a ``palimpsest`` command that runs it through the job runner, a table
 and a chart in the export registry, a methods section, an evidence source for the exposure report and a page
-of the window. The only shared change is the parts list (``workbench.registry.PARTS``, monkeypatched). The
+of the window. The only shared change is the parts list (``workbench.parts.PARTS``, monkeypatched). The
 probe computes something trivial from each passage (how many words it has: no model is asked), and the test
 then finds every piece through the program's public entry points: ``palimpsest --help`` and the command, the
 project file, the run store, ``palimpsest runs`` and the Jobs page, ``palimpsest continue``, ``palimpsest
@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 import workbench
-from workbench import registry
+from workbench import parts
 
 ROOT = Path(workbench.__file__).resolve().parent.parent
 PACKAGE = "toylengths"
@@ -37,7 +37,7 @@ TOY_FILES = {
     "__init__.py": f'''
         """A toy probe: how many words each passage of a book has (no model is asked)."""
 
-        from workbench.registry import PageSpec, Part
+        from workbench.parts import PageSpec, Part
 
         PART = Part(
             "{KIND}",
@@ -81,7 +81,7 @@ TOY_FILES = {
     "run.py": '''
         from workbench import jobs, runs
         from workbench.corpus.library import book_text
-        from workbench.models.registry import runnable_model
+        from workbench.models.catalog import runnable_model
         from workbench.progress import TaskState
 
         from toylengths.kinds import LENGTHS_KIND, LengthsConfig
@@ -311,7 +311,7 @@ def toy_probe(tmp_path, monkeypatch):
     code.mkdir()
     _write_probe(code)
     monkeypatch.syspath_prepend(str(code))
-    monkeypatch.setattr(registry, "PARTS", [*registry.PARTS, PACKAGE])
+    monkeypatch.setattr(parts, "PARTS", [*parts.PARTS, PACKAGE])
     yield
     _forget(PACKAGE)
 
@@ -436,7 +436,7 @@ def test_the_toy_probe_leaves_no_trace(tmp_path):
     from workbench.project import Project, schema
     from workbench.runs import kinds
 
-    assert PACKAGE not in registry.PARTS and PACKAGE not in sys.modules
+    assert PACKAGE not in parts.PARTS and PACKAGE not in sys.modules
     assert not [n for n in exports.tables() if n.startswith("toy-")]
     assert not [n for n in exports.charts() if n.startswith("toy-")]
     assert kinds.run_kind(KIND) is None

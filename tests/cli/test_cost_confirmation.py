@@ -19,8 +19,8 @@ import pytest
 from tests.fixtures.cloze_texts import add_book, novel
 from workbench import jobs
 from workbench.cli import main
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.models.prices import set_price
-from workbench.models.registry import ModelSpec, add_model
 from workbench.models.usage import run_usage
 from workbench.project import Project
 

@@ -178,7 +178,7 @@ def test_templates_command_lists_and_adds_versions(project, tmp_path, capsys):
 
 def test_deciles_of_flagged_books_say_so_and_how_to_include_them(two_books, capsys):
     from workbench import jobs
-    from workbench.models.registry import external_model
+    from workbench.models.catalog import external_model
     from workbench.probes.cloze.extract import extract_books
     from workbench.probes.cloze.rules import ExtractionSettings
 

@@ -13,7 +13,13 @@ import pytest
 
 from workbench.cli import main
 from workbench.errors import UserError
-from workbench.probes.cloze.errors import deal_counts, error_analyses, error_analysis, error_statistics, plain_python
+from workbench.probes.cloze.error_analysis import (
+    deal_counts,
+    error_analyses,
+    error_analysis,
+    error_statistics,
+    plain_python,
+)
 
 TOP, BOTTOM = {1}, {2}
 

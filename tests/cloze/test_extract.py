@@ -186,7 +186,7 @@ def test_extracting_again_while_a_run_in_another_program_is_asking_is_refused_an
 
     from workbench import jobs
     from workbench.errors import UserError
-    from workbench.models.registry import external_model
+    from workbench.models.catalog import external_model
 
     project, long_id, _ = two_books
     extract_books(project, [long_id], settings=ExtractionSettings(per_book=4, seed=1))

@@ -87,7 +87,7 @@ def test_bad_rows_are_reported_with_file_and_line_and_nothing_is_written(tmp_pat
 
 
 def test_an_empty_file_and_a_runnable_label_are_refused(tmp_path, project):
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     empty = tmp_path / "empty.tsv"
     empty.write_text("\n", encoding="utf-8")

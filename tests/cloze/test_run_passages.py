@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.fixtures.leakage import add_cloze_book
 from workbench.export.methods import methods_text
 from workbench.jobs import create_run
-from workbench.models.registry import external_model
+from workbench.models.catalog import external_model
 from workbench.project import now
 
 

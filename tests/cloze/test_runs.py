@@ -9,7 +9,7 @@ import math
 import pytest
 
 from workbench.jobs import get_run, resume_run, run_counts
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.probes.cloze import MASK
 from workbench.probes.cloze.analysis import book_accuracy, passage_results
 from workbench.probes.cloze.extract import extract_books

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 
 pytest.importorskip("PySide6")
 

@@ -13,7 +13,7 @@ from tests.continuation.conftest import MEMORIZED
 from workbench.errors import CancelledError
 from workbench.export.evidence import checked_frame, evidence_sources
 from workbench.jobs import resume_run, run_counts
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.probes.continuation.results import book_table, passage_frame
 from workbench.probes.continuation.run import run_continuation
 from workbench.progress import TaskState

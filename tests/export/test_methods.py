@@ -16,7 +16,7 @@ from workbench.corpus.sources import draft_from_text
 from workbench.errors import UserError
 from workbench.export.methods import methods_json, methods_record, methods_text, safe_url, write_methods
 from workbench.models.base import GenerationParams
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.probes.cloze.extract import extract_books
 from workbench.probes.cloze.gpt4books import import_gpt4books
 from workbench.probes.cloze.rules import ExtractionSettings

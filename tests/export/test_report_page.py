@@ -43,10 +43,10 @@ def test_a_cell_opens_the_page_of_its_evidence(page, qtbot):
     assert signal.args == ["leakage", ids["Orchard"]]
     with qtbot.waitSignal(page.evidence_requested) as signal:
         page.table.cellDoubleClicked.emit(row, titles.index("Name cloze"))
-    assert signal.args == ["probes", ids["Orchard"]]
+    assert signal.args == ["cloze", ids["Orchard"]]
     with qtbot.waitSignal(page.evidence_requested) as signal:  # the book's column: its first measure
         page.table.cellDoubleClicked.emit(row, 0)
-    assert signal.args == ["probes", ids["Orchard"]]
+    assert signal.args == ["cloze", ids["Orchard"]]
 
 
 def test_the_report_is_exported_on_a_worker(page, qtbot, tmp_path):

@@ -14,7 +14,7 @@ from ui.library.page import LibraryPage
 from ui.models.page import ModelsPage
 from ui.reading.page import ReadingPage
 from workbench.corpus.importer import import_paths
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 
 WAIT_MS = 60_000
 

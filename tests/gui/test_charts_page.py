@@ -29,7 +29,7 @@ from tests.fixtures.chart_view import (
 )
 from tests.fixtures.cloze_books import write_book, write_gpt4books
 from ui.background import BackgroundOps
-from ui.charts.page import VIEW_SETTING, ChartsPage
+from ui.cloze.charts_page import VIEW_SETTING, ChartsPage
 from ui.widgets.chart_view import ChartView
 from workbench.corpus.importer import import_paths
 from workbench.export import registry

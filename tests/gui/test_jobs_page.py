@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-import workbench.models.registry as registry
+import workbench.models.catalog as registry
 from tests.fixtures.fault_proxy import Fault
 from ui.jobs.page import JobsPage
 from workbench import jobs, runs
 from workbench.models import prices
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
-from workbench.models.registry import ModelSpec
+from workbench.models.catalog import ModelSpec
 from workbench.progress import TaskState
 from workbench.progress import describe_duration as format_eta
 

@@ -3,7 +3,7 @@
 from PySide6.QtCore import QSettings
 
 from ui.main_window import MainWindow
-from workbench import registry
+from workbench import parts
 from workbench.project import Project
 
 
@@ -17,9 +17,9 @@ def make_window(qtbot, tmp_path):
 def test_every_listed_page_is_in_the_navigation(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     titles = [window.nav.item(i).text() for i in range(window.nav.count())]
-    assert titles == [page.title for page in registry.pages()]
-    assert titles[:3] == ["Library", "Models", "Probes"]
-    for key in (page.key for page in registry.pages()):
+    assert titles == [page.title for page in parts.pages()]
+    assert titles[:3] == ["Library", "Models", "Name cloze"]
+    for key in (page.key for page in parts.pages()):
         assert window.show_page(key) is window.current_page()
     window.shutdown()
 
@@ -191,15 +191,15 @@ def test_opening_a_project_reads_only_the_page_on_screen_and_the_others_when_sho
     first = _project_with_books(tmp_path / "a.palimpsest", "quay-tales", "snow-house")
     second = _project_with_books(tmp_path / "b.palimpsest", "moor-letters")
     window = make_window(qtbot, tmp_path)
-    library, probes = window.pages["library"], window.pages["probes"]
+    library, probes = window.pages["library"], window.pages["cloze"]
     assert window.open_project(first)
     assert window.current_page() is library and library.model.rowCount() == 2
     assert probes.project is window.project and probes.refresh_due  # given the project, not read yet
     assert probes.books.table.rowCount() == 0
-    window.show_page("probes")
+    window.show_page("cloze")
     assert not probes.refresh_due and probes.books.table.rowCount() == 2
 
-    assert window.open_project(second)  # now the Probes page is on screen: it reads at once, the Library later
+    assert window.open_project(second)  # now the Name cloze page is on screen: it reads at once, the Library later
     assert probes.books.table.rowCount() == 1 and library.refresh_due
     window.show_page("library")
     assert library.model.rowCount() == 1 and not library.refresh_due

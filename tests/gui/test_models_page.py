@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
-import workbench.models.registry as registry
+import workbench.models.catalog as registry
 from tests.fixtures.fake_keys import fake_key
 from tests.fixtures.servers import free_port
 from ui.background import BackgroundOps
@@ -15,7 +15,7 @@ from workbench import jobs
 from workbench.models import prices
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.cache import cache_size
-from workbench.models.registry import ModelSpec
+from workbench.models.catalog import ModelSpec
 
 
 @pytest.fixture

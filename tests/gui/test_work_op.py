@@ -12,8 +12,8 @@ from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from ui.work_op import WorkOp
 from workbench.corpus.importer import import_paths
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.models.prices import set_price
-from workbench.models.registry import ModelSpec, add_model
 from workbench.probes.cloze.extract import extract_books
 from workbench.probes.cloze.plan import ProbePlan, plan_work
 from workbench.probes.cloze.rules import project_settings

@@ -12,7 +12,7 @@ from tests.fixtures.fault_proxy import Fault
 from workbench import jobs
 from workbench.cli import main
 from workbench.jobs import Outcome, Unit
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 
 
 def failing(units, state):

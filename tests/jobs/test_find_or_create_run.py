@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workbench import jobs
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
 from workbench.prompt_templates import get_template
 from workbench.summaries.runs import SUMMARY_TEMPLATE

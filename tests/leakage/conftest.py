@@ -25,7 +25,7 @@ def tiny_reference_dir(tmp_path_factory, tiny_causal_dir):
 @pytest.fixture
 def scoring_models(project, tiny_causal_dir, tiny_reference_dir, tiny_gguf_path):
     """'tiny' (transformers), 'tiny-ref' (other weights) and 'tiny-gguf' (tiny's weights in llama.cpp)."""
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     add_model(project, ModelSpec(label="tiny", backend="hf", ref=str(tiny_causal_dir), params={"device": "cpu"}))
     add_model(project, ModelSpec(label="tiny-ref", backend="hf", ref=str(tiny_reference_dir), params={"device": "cpu"}))

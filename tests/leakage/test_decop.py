@@ -37,7 +37,7 @@ def stored_books(project, books: list[dict]) -> dict[str, list[int]]:
 
 
 def external_model(project, label: str, tags: dict | None = None) -> int:
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     return add_model(project, ModelSpec(label=label, backend="external", tags=tags or {})).id
 
@@ -302,7 +302,7 @@ def test_a_four_order_run_made_before_still_reads_beside_a_24_order_run(study):
 @pytest.fixture
 def decop_project(project, tiny_chat_dir):
     from workbench.corpus.library import update_book
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     add_model(project, ModelSpec(label="writer", backend="hf", ref=str(tiny_chat_dir), params={"device": "cpu"}))
     add_model(project, ModelSpec(label="reader", backend="hf", ref=str(tiny_chat_dir), params={"device": "cpu"}))

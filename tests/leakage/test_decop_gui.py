@@ -13,7 +13,7 @@ from ui.leakage.page import LeakagePage  # noqa: E402
 
 
 def api_model(project, label: str) -> int:
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     return add_model(project, ModelSpec(label=label, backend="openai", ref="gpt-4o-mini",
                                         api_key_env="OPENAI_API_KEY")).id

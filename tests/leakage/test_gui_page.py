@@ -76,7 +76,7 @@ def test_cancel_stops_an_index_build(qtbot, page, tmp_path, messages):
 def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, tiny_causal_dir, messages, tmp_path):
     tab_png = tmp_path / "membership-tab.png"
     from workbench.corpus.library import set_tags
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
     from workbench.probes.leakage.corpora import build_corpus
 
     build_corpus(project, "mini", [corpus_dir])
@@ -149,7 +149,7 @@ def test_book_frequency_and_membership_tabs(qtbot, page, project, corpus_dir, ti
 def test_surprisal_tab_reads_a_text_and_saves_the_csv(qtbot, page, project, tiny_causal_dir, tmp_path, messages):
     import csv
 
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     add_model(project, ModelSpec(label="tiny", backend="hf", ref=str(tiny_causal_dir), params={"device": "cpu"}))
     text = tmp_path / "stimulus.txt"
@@ -176,7 +176,7 @@ def test_without_a_corpus_the_analysis_says_what_to_do(qtbot, page, messages):
 def test_decop_with_a_paid_api_says_what_it_costs_first(qtbot, page, project, messages, monkeypatch):
     """One question in the one wording of planned work, the model asked about once though it both paraphrases
     and answers; No sends nothing."""
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # set, or the work is refused before any question
 

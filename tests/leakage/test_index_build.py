@@ -135,7 +135,7 @@ def test_a_models_tokens_of_a_long_text_in_pieces_are_those_of_the_whole_text(ti
 
 
 def test_a_model_tokenized_corpus_in_pieces_answers_as_the_whole(project, tiny_causal_dir, tmp_path):
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     add_model(project, ModelSpec(label="tiny", backend="hf", ref=str(tiny_causal_dir), params={"device": "cpu"}))
     (tmp_path / "long").mkdir()

@@ -165,7 +165,7 @@ def test_member_tags(project):
 
 def test_models_that_cannot_score_are_refused_plainly(project, passages_file):
     from workbench.errors import UserError
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     add_model(project, ModelSpec(label="api", backend="openai", ref="gpt-4o", base_url="http://127.0.0.1:9/v1"))
     with pytest.raises(UserError, match="not an open model"):

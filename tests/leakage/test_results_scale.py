@@ -78,7 +78,7 @@ def test_reading_answers_grows_linearly_with_the_passages_a_run_covers(tmp_path)
 
 def test_reading_decop_answers_grows_linearly_with_the_passages_a_quiz_covers(tmp_path):
     """A DE-COP quiz run's config names every passage and its paraphrases; the answers are read per run."""
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
     from workbench.probes.leakage.decop import QUIZ_KIND, answers_frame
 
     peaks, rows = {}, {}

@@ -8,7 +8,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.errors import UserError
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 
 PASSWORD = "Tr0ub4dor-secret"
 

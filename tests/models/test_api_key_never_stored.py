@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import workbench.models.registry as registry
+import workbench.models.catalog as registry
 from tests.fixtures.fake_keys import fake_key
 from tests.fixtures.fault_proxy import Fault
 from workbench import jobs

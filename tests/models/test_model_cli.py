@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import workbench.models.registry as registry
+import workbench.models.catalog as registry
 from workbench import jobs, runs
 from workbench.cli import main
 from workbench.cli.common import progress_state

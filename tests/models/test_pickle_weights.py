@@ -14,8 +14,8 @@ from workbench.cli import main
 from workbench.jobs import Unit
 from workbench.models.base import GenerationParams, prompt_request
 from workbench.models.calls import generation_process
+from workbench.models.catalog import ModelSpec, add_model, model_warnings, open_backend
 from workbench.models.hf_locate import pickle_loading_problem, weight_warnings
-from workbench.models.registry import ModelSpec, add_model, model_warnings, open_backend
 
 
 @pytest.fixture(scope="module")

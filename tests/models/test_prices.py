@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-import workbench.models.registry as registry
+import workbench.models.catalog as registry
 from workbench import jobs
 from workbench.errors import UserError
 from workbench.models import prices
-from workbench.models.registry import ModelSpec
+from workbench.models.catalog import ModelSpec
 from workbench.models.usage import describe_cost, run_usage, runs_overview
 
 

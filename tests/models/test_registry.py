@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-import workbench.models.registry as registry
+import workbench.models.catalog as registry
 from tests.fixtures.fake_keys import fake_key
 from workbench import jobs
 from workbench.errors import UserError
 from workbench.models.base import BackendError
 from workbench.models.cache import CachedBackend
+from workbench.models.catalog import ModelSpec
 from workbench.models.openai_backend import OpenAIBackend
-from workbench.models.registry import ModelSpec
 
 
 def api_model(url: str, label: str = "tiny-api", **kw) -> ModelSpec:

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import sqlite_utils
 
-from workbench import registry
+from workbench import parts
 from workbench.errors import ProjectError, UserError
 from workbench.project import Project, schema
 
@@ -113,7 +113,7 @@ def test_the_platform_makes_no_part_table_and_each_part_makes_its_own(tmp_path):
     assert made == PART_TABLES
     # and the parts are named by their declarations, the platform's set first
     assert [s.name for s in schema.migration_sets()] == ["palimpsest", *[
-        p.name for p in registry.parts() if p.migrations]]
+        p.name for p in parts.parts() if p.migrations]]
 
 
 def test_a_new_project_has_every_parts_tables_and_records_each_migration_by_set_and_name(tmp_path):
@@ -254,7 +254,7 @@ def _write_toy_probe(folder: Path, name: str, migrations: str) -> None:
     package = folder / name
     package.mkdir(exist_ok=True)
     (package / "__init__.py").write_text(textwrap.dedent(f"""\
-        from workbench.registry import Part
+        from workbench.parts import Part
 
         PART = Part("{name}", migrations="{name}.migrations")
         """))
@@ -286,7 +286,7 @@ def test_a_new_probe_brings_its_own_table_and_touches_only_the_parts_list(tmp_pa
     code.mkdir()
     _write_toy_probe(code, "toyprobe", "")
     monkeypatch.syspath_prepend(str(code))
-    monkeypatch.setattr(registry, "PARTS", [*registry.PARTS, "toyprobe"])
+    monkeypatch.setattr(parts, "PARTS", [*parts.PARTS, "toyprobe"])
     try:
         # a project made now has the probe's table; one made before gets it, after a backup
         with Project.create(tmp_path / "new.palimpsest") as project:
@@ -314,6 +314,6 @@ def test_a_new_probe_brings_its_own_table_and_touches_only_the_parts_list(tmp_pa
     assert {p: p.read_bytes() for p in Path(schema.__file__).parent.glob("*.py")} == shared
 
     # without the probe, its project is one this version cannot read
-    monkeypatch.setattr(registry, "PARTS", [p for p in registry.PARTS if p != "toyprobe"])
+    monkeypatch.setattr(parts, "PARTS", [p for p in parts.PARTS if p != "toyprobe"])
     with pytest.raises(ProjectError, match="toyprobe/0001_notes"):
         Project.open(tmp_path / "new.palimpsest")

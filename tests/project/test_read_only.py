@@ -162,8 +162,7 @@ def test_the_window_opens_a_read_only_project_and_shows_every_page_without_an_er
     from PySide6.QtCore import QSettings
 
     from ui.main_window import MainWindow
-    from workbench import registry
-
+    from workbench import parts
     saved = folder / "fresh.palimpsest"
     Project.create(saved).close()  # never shown before: the shipped templates and sets are not stored in it yet
     make_read_only(saved, "folder")
@@ -171,7 +170,7 @@ def test_the_window_opens_a_read_only_project_and_shows_every_page_without_an_er
     qtbot.addWidget(window)
     assert window.open_project(saved)
     assert window.project.read_only
-    for page in registry.pages():
+    for page in parts.pages():
         window.show_page(page.key)
         qtbot.wait(50)
     window.shutdown()

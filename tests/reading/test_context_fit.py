@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from workbench.errors import UserError
-from workbench.models.registry import ModelSpec, add_model, open_backend
+from workbench.models.catalog import ModelSpec, add_model, open_backend
 from workbench.probes.reading.questions import QuestionSettings, build_questions, question_count
 from workbench.probes.reading.run import ANSWER_RUN, run_questions
 

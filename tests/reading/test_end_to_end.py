@@ -12,7 +12,7 @@ from tests.fixtures.annotation_data import add_book
 from tests.fixtures.reading_books import named_story, summaries_csv
 from tests.fixtures.servers import token_id
 from workbench.cli import main
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.probes.reading.asking import CHOICE_TEMPLATE, PASSAGE_TEMPLATE, RECONSTRUCT_TEMPLATE
 from workbench.probes.reading.results import CURVE_COLUMNS, forgetting_slope
 from workbench.probes.reading.run import ANSWER_RUN, run_questions

@@ -234,7 +234,7 @@ def _store_level(project, book, level, group, pairs):
     """A level of hierarchical summaries stored as its summary and false-summary runs (as 'reading summarize
     --hierarchical' leaves them; stored as given, so nothing needs parsing)."""
     from workbench.jobs import Outcome, Unit, find_or_create_run, run_job
-    from workbench.models.registry import external_model
+    from workbench.models.catalog import external_model
     from workbench.probes.reading.summaries import FALSE_RUN, SUMMARY_RUN
 
     model_id = external_model(project, "elsewhere")

@@ -4,7 +4,7 @@ import pytest
 
 from tests.fixtures.reading_books import reading_book, store_answers
 from workbench.corpus.library import get_book
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.probes.reading.questions import QuestionSettings, build_questions, latest_question_sets
 
 pytest.importorskip("PySide6")

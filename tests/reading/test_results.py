@@ -166,7 +166,7 @@ def test_reconstruction_scores_set_the_model_against_the_false_summary_baseline(
 
 
 def test_the_cost_of_the_questions_is_estimated_from_the_book_each_one_shows(project, summarized_book):
-    from workbench.models.registry import ModelSpec
+    from workbench.models.catalog import ModelSpec
     from workbench.probes.reading.questions import load_questions, question_count
     from workbench.probes.reading.run import TOKENS_PER_WORD, estimate_questions_cost
 

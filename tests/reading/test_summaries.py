@@ -4,7 +4,7 @@ from tests.fixtures.annotation_data import add_book, write_csv
 from tests.fixtures.reading_books import SUMMARIES_LABEL, counted_text, named_story, summaries_csv
 from workbench.errors import UserError
 from workbench.jobs import resume_run, run_counts
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.probes.reading.scenes import make_scenes
 from workbench.probes.reading.summaries import (
     FALSE_RUN,

@@ -64,7 +64,7 @@ def decade_model_dirs(tiny_causal_dir, tmp_path_factory):
 @pytest.fixture
 def decade_models(project, decade_model_dirs, tiny_chat_dir):
     """Registers 'tiny-1950s' and 'tiny-1990s' (fine-tuned, tagged by decade) and 'tiny-judge' (a chat model)."""
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     for decade, folder in decade_model_dirs.items():
         add_model(project, ModelSpec(label=f"tiny-{decade}", backend="hf", ref=str(folder),

@@ -53,7 +53,7 @@ def test_cancelled_run_resumes_without_duplicates(project, decade_models):
 
 
 def test_same_seed_gives_the_same_completions_in_another_project(project, decade_models, tmp_path, decade_model_dirs):
-    from workbench.models.registry import ModelSpec, add_model
+    from workbench.models.catalog import ModelSpec, add_model
 
     first = run_rep(project, "tiny-1950s", ["gender"], SMALL)
     other = Project.create(tmp_path / "other.palimpsest")

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from tests.fixtures.books import novel_text
 from tests.fixtures.cloze_texts import add_book
 from ui.validity.page import ValidityPage
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.prompt_templates import save_template
 
 WAIT_MS = 120_000

@@ -15,7 +15,7 @@ from tests.validity.conftest import write
 from workbench.cli import main
 from workbench.errors import UserError
 from workbench.jobs import get_run, resume_run, run_counts
-from workbench.models.registry import ModelSpec, add_model
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.probes.validity.answers import task_answers
 from workbench.probes.validity.passages import passages_frame, sample_passages
 from workbench.probes.validity.run import estimate_run, run_task

@@ -8,8 +8,8 @@ import pytest
 from tests.fixtures.cloze_books import SHORT_TEMPLATE, write_book
 from workbench.corpus.importer import import_paths
 from workbench.errors import UserError
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.models.prices import set_price
-from workbench.models.registry import ModelSpec, add_model
 from workbench.probes.cloze.extract import extract_books
 from workbench.probes.cloze.plan import ProbePlan, plan_work
 from workbench.probes.cloze.rules import project_settings

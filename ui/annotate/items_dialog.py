@@ -41,7 +41,7 @@ from workbench.annotation.items import PASSAGE_WORDS, SCENE_CHARS, add_book_pass
 from workbench.annotation.overview import tasks_overview
 from workbench.annotation.tasks import LABEL, NARRATIVE_TIME, SUMMARY_VALIDITY, Task
 from workbench.errors import UserError
-from workbench.models.registry import choice_text
+from workbench.models.catalog import choice_text
 from workbench.summaries.plans import (
     SummaryPlan,
     is_paid,

@@ -56,7 +56,7 @@ HINT_STYLE = "color: #666;"
 class ClozeBooks(BookList):
     """The books that have name-cloze passages (the others cannot give a name-cloze task any)."""
 
-    NO_BOOKS = ("No book has name-cloze passages yet: extract them on the Probes page (or import published "
+    NO_BOOKS = ("No book has name-cloze passages yet: extract them on the Name cloze page (or import published "
                 "results), then come back.")
 
     def load(self, project) -> None:

@@ -77,7 +77,7 @@ class ContinuationTab(AnalysisTab):
         self.refresh_on_choice(self.model)
 
     def refresh_choices(self) -> None:
-        from workbench.models.registry import list_models
+        from workbench.models.catalog import list_models
 
         models = [m.label for m in list_models(self.project) if m.backend in RUNNABLE] if self.project else []
         refill_or_hint(self.model, models, NO_MODEL)

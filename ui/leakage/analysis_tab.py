@@ -174,7 +174,7 @@ def corpus_names(project) -> list[str]:
 
 
 def model_labels(project, backends: tuple[str, ...]) -> list[str]:
-    from workbench.models.registry import list_models
+    from workbench.models.catalog import list_models
 
     return [m.label for m in list_models(project) if m.backend in backends] if project is not None else []
 

@@ -84,7 +84,7 @@ class FrequencyTab(AnalysisTab):
         if not corpus:
             return None, "Build a reference corpus (Corpora tab) or add a remote one, then press Count."
         if not model:
-            return None, ("No model has name-cloze results yet. Run the name cloze (Probes page); this chart then "
+            return None, ("No model has name-cloze results yet. Run the name cloze (Name cloze page); this chart then "
                           "shows each book's frequency in the corpus against the model's accuracy.")
         return ({"corpus": corpus, "model": model, "split": split, **self._settings()},
                 f"Press Count to count each book's n-grams in {corpus} with these settings (the books need "

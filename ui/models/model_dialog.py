@@ -1,6 +1,6 @@
 """The dialog that adds or edits one model: backend, reference, server, where the key comes from, tags.
 
-Saving calls ``workbench.models.registry`` (``add_model``/``update_model``); a mistake is shown in the
+Saving calls ``workbench.models.catalog`` (``add_model``/``update_model``); a mistake is shown in the
 dialog itself, which stays open so nothing typed is lost.
 """
 
@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from workbench.errors import UserError
-from workbench.models import registry
-from workbench.models.registry import ModelSpec
+from workbench.models import catalog
+from workbench.models.catalog import ModelSpec
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -108,11 +108,11 @@ class ModelDialog(QDialog):
                                  "for a paid service, and for an address that only forwards to one (a tunnel or a "
                                  "proxy), so that you are asked before money is spent.")
         self.concurrency_box = QSpinBox()
-        self.concurrency_box.setRange(1, registry.MAX_CONCURRENCY)
-        self.concurrency_box.setValue(registry.DEFAULT_CONCURRENCY)
+        self.concurrency_box.setRange(1, catalog.MAX_CONCURRENCY)
+        self.concurrency_box.setValue(catalog.DEFAULT_CONCURRENCY)
         self.concurrency_box.setSuffix(" requests at once")
         self.concurrency_box.setToolTip(
-            f"How many questions are sent to the server at the same time ({registry.DEFAULT_CONCURRENCY} unless you "
+            f"How many questions are sent to the server at the same time ({catalog.DEFAULT_CONCURRENCY} unless you "
             "change it). A vLLM server on several GPUs, or several servers behind a router such as LiteLLM, can take "
             "more; lower it if the service answers that its rate limit is reached.")
         self.params_edit = QLineEdit()
@@ -184,7 +184,7 @@ class ModelDialog(QDialog):
         params = dict(spec.params)
         chat = params.pop("chat", None)
         self.free_box.setChecked(params.pop("free", None) is True)
-        self.concurrency_box.setValue(int(params.pop("concurrency", None) or registry.DEFAULT_CONCURRENCY))
+        self.concurrency_box.setValue(int(params.pop("concurrency", None) or catalog.DEFAULT_CONCURRENCY))
         self.chat_box.setCurrentIndex([v for _, v in CHAT_CHOICES].index(chat if chat is None else bool(chat)))
         self.params_edit.setText(", ".join(f"{k}={v}" for k, v in sorted(params.items())))
         self.tags_table.setRowCount(0)
@@ -245,7 +245,7 @@ class ModelDialog(QDialog):
     def spec_from_fields(self) -> ModelSpec:
         backend = self.backend()
         text = self.params_edit.text().strip()
-        params = registry.parse_pairs([p for p in (s.strip() for s in text.split(",")) if p], what="parameter",
+        params = catalog.parse_pairs([p for p in (s.strip() for s in text.split(",")) if p], what="parameter",
                                       typed=True) if text else {}
         chat = self.chat_box.currentData()
         if chat is not None:
@@ -256,7 +256,7 @@ class ModelDialog(QDialog):
             if self.free_box.isChecked():
                 params["free"] = True
             at_once = self.concurrency_box.value() if typed is None else typed
-            if at_once != registry.DEFAULT_CONCURRENCY:
+            if at_once != catalog.DEFAULT_CONCURRENCY:
                 params["concurrency"] = at_once
         source = self.key_box.currentData() if backend == "openai" else KEY_NONE
         name = self.key_name_edit.text().strip()
@@ -274,8 +274,8 @@ class ModelDialog(QDialog):
     # ------------------------------------------------------------------ saving
     def _save(self, spec: ModelSpec, confirm_free: bool) -> ModelSpec:
         if self.original is None:
-            return registry.add_model(self.project, spec, confirm_free=confirm_free)
-        return registry.update_model(
+            return catalog.add_model(self.project, spec, confirm_free=confirm_free)
+        return catalog.update_model(
             self.project, self.original.id, confirm_free=confirm_free, label=spec.label, backend=spec.backend,
             ref=spec.ref, base_url=spec.base_url, api_key_env=spec.api_key_env, api_key_keyring=spec.api_key_keyring,
             params=spec.params, tags=spec.tags)
@@ -285,7 +285,7 @@ class ModelDialog(QDialog):
             spec = self.spec_from_fields()
             try:
                 self.saved = self._save(spec, confirm_free=False)
-            except registry.FreeOnPaidHost as exc:
+            except catalog.FreeOnPaidHost as exc:
                 question = str(exc).replace(" (on the command line: --yes)", "") + "\n\nMark it as costing nothing?"
                 if not dialogs.ask(self, question):
                     return

@@ -31,9 +31,9 @@ from ui.widgets.page import Page
 from ui.widgets.table_filling import filling
 from ui.widgets.table_style import one_line_rows
 from workbench.errors import UserError
-from workbench.models import prices, registry
+from workbench.models import catalog, prices
 from workbench.models.cache import cache_size, clear_cache, describe_size
-from workbench.models.registry import ModelSpec
+from workbench.models.catalog import ModelSpec
 from workbench.models.secrets import how_to_set_variable
 from workbench.work import KIND_TOPICS, MODELS, RUNS
 
@@ -189,10 +189,10 @@ class ModelsPage(Page):
         if self.project is None:
             self.hint.setText(NO_PROJECT)
             return
-        frame = registry.models_frame(self.project)
+        frame = catalog.models_frame(self.project)
         self.hint.setText(NO_MODELS if frame.empty else "")
         self.hint.setVisible(frame.empty)
-        specs = {spec.id: spec for spec in registry.list_models(self.project)}
+        specs = {spec.id: spec for spec in catalog.list_models(self.project)}
         with filling(self.table):
             for row in frame.itertuples(index=False):
                 n = self.table.rowCount()
@@ -200,7 +200,7 @@ class ModelsPage(Page):
                 key, key_tip = self._key_text(specs.get(row.id), row.api_key)
                 model = row.ref or ("results imported from files" if row.backend == "external" else "")
                 at_once = count(row.requests_at_once)
-                values = [row.label, registry.BACKEND_NAMES.get(row.backend, row.backend), model,
+                values = [row.label, catalog.BACKEND_NAMES.get(row.backend, row.backend), model,
                           row.base_url or ("api.openai.com" if row.backend == "openai" else ""),
                           key or ("no key" if row.backend == "openai" else ""), row.costs, at_once, row.tags,
                           str(row.runs)]
@@ -265,7 +265,7 @@ class ModelsPage(Page):
         if not rows or self.project is None:
             return None
         model_id = self.table.item(min(rows), 0).data(Qt.ItemDataRole.UserRole)
-        return registry.get_model(self.project, int(model_id))
+        return catalog.get_model(self.project, int(model_id))
 
     def select_label(self, label: str) -> None:
         for row in range(self.table.rowCount()):
@@ -300,13 +300,13 @@ class ModelsPage(Page):
         self._models_changed()
         if saved is not None:
             self.select_label(saved.label)
-            self.test_result.setText(" ".join(registry.model_warnings(saved)))
+            self.test_result.setText(" ".join(catalog.model_warnings(saved)))
 
     def remove_selected(self) -> None:
         spec = self.selected_model()
         if spec is None:
             return
-        runs, responses = registry.runs_using(self.project, spec.id)
+        runs, responses = catalog.runs_using(self.project, spec.id)
         if runs:
             question = (f"'{spec.label}' was used by {runs} run(s) holding {responses} response(s). Remove the "
                         "model AND those runs with their responses? This cannot be undone.")
@@ -315,7 +315,7 @@ class ModelsPage(Page):
         if not dialogs.ask(self, question):
             return
         try:
-            registry.remove_model(self.project, spec.id, with_runs=bool(runs))
+            catalog.remove_model(self.project, spec.id, with_runs=bool(runs))
         except UserError as exc:
             self.show_error(str(exc))
         self.refresh()
@@ -331,10 +331,10 @@ class ModelsPage(Page):
         spec = self.selected_model()
         if spec is None or self.test_op is not None:
             return
-        self.test_result.setText(f"Testing {spec.label}: sending “{registry.TEST_PROMPT}” …")
+        self.test_result.setText(f"Testing {spec.label}: sending “{catalog.TEST_PROMPT}” …")
         self.tested_label = spec.label
         self.test_op = self.ops.run(
-            lambda state: (*registry.test_model(spec), registry.model_warnings(spec)),
+            lambda state: (*catalog.test_model(spec), catalog.model_warnings(spec)),
             label=f"Testing {spec.label}",
             project=self.project,
             on_done=self._tested,

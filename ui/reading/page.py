@@ -37,7 +37,7 @@ from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from ui.work_op import WorkOp
 from workbench.corpus.library import list_books
-from workbench.models.registry import get_model
+from workbench.models.catalog import get_model
 from workbench.probes.reading import results
 from workbench.probes.reading.charts import answer_models
 from workbench.probes.reading.overview import book_status, question_detail

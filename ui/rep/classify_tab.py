@@ -22,7 +22,7 @@ from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
 from ui.work_op import WorkOp
-from workbench.models.registry import list_models
+from workbench.models.catalog import list_models
 from workbench.probes.rep.judge import judges
 from workbench.probes.rep.plans import judge_work
 from workbench.probes.rep.validation import create_validation_tasks, judge_agreement

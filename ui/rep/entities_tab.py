@@ -50,7 +50,7 @@ from ui.widgets.progress_row import ProgressRow
 from ui.widgets.table_style import one_line_rows
 from ui.work_op import WorkOp
 from workbench.jobs import models_with_runs
-from workbench.models.registry import list_models
+from workbench.models.catalog import list_models
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.entities import (
     EEP_DEFAULTS,

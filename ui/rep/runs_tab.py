@@ -25,7 +25,7 @@ from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
 from ui.work_op import WorkOp
 from workbench import jobs
-from workbench.models.registry import list_models
+from workbench.models.catalog import list_models
 from workbench.probes.rep.decades import model_facts
 from workbench.probes.rep.kinds import RUN_KINDS
 from workbench.probes.rep.plans import rep_work

@@ -58,12 +58,12 @@ def source_cell(source: dict[str, Any]):
 
 def evidence_pages() -> dict[str, str]:
     """Source key -> the key of the page of the part that brings it (its first page), where it has one."""
-    from workbench import registry
+    from workbench import parts
     from workbench.export.evidence import evidence_sources
 
     modules = {source.key: source.books.__module__ for source in evidence_sources()}
     pages = {}
-    for part in registry.parts():
+    for part in parts.parts():
         for key, module in modules.items():
             if module in part.evidence and part.pages:
                 pages[key] = part.pages[0].key

@@ -220,7 +220,7 @@ class ValidityPage(Page, OneOperation):
         self.model = _combo("Whose answers are analysed")
         self.model.setPlaceholderText("none yet: run or import")
         self.by = _combo("Whose name-cloze accuracy ranks the books into top and bottom groups")
-        self.by.setPlaceholderText("no name cloze yet (Probes)")
+        self.by.setPlaceholderText("no name cloze yet (Name cloze page)")
         self.groups = _combo("The top and bottom tenth or fifth of the books")
         self.groups.addItem("deciles (10%)", "decile")
         self.groups.addItem("quintiles (20%)", "quintile")
@@ -368,7 +368,7 @@ class ValidityPage(Page, OneOperation):
             for combo in (self.ask_model, self.model, self.by, self.reference):
                 refill(combo, [])
             return
-        from workbench.models.registry import choice_text, list_models
+        from workbench.models.catalog import choice_text, list_models
         from workbench.probes.cloze.analysis import model_labels
         from workbench.probes.validity.answers import answered_models
         from workbench.probes.validity.references import reference_choices
@@ -569,7 +569,7 @@ class ValidityPage(Page, OneOperation):
         chosen = self.choices()
         if not chosen["model"] or not chosen["by"]:
             self.show_info("Choose whose answers to analyse and which model's name-cloze accuracy groups the books. "
-                           "The grouping model needs name-cloze results (Probes page).")
+                           "The grouping model needs name-cloze results (Name cloze page).")
             return None
         if chosen["task"] == NARRATIVE and not chosen["reference"]:
             self.show_info("There is no reference narrative time yet: import passages with minutes, or make an "

@@ -64,9 +64,8 @@ def register_answer_marks(kind: str, marks: Callable[["Project", Task], pd.DataF
 def answer_marks(kind: str) -> Callable[["Project", Task], pd.DataFrame]:
     """The registered marking of ``kind`` (the parts' ``answer_marks`` modules are loaded the first time)."""
     if kind not in _ANSWER_MARKS:
-        from workbench import registry
-
-        registry.load("answer_marks")
+        from workbench import parts
+        parts.load("answer_marks")
     return _ANSWER_MARKS[kind]
 
 

@@ -169,7 +169,7 @@ def cmd_items(args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
     from workbench.summaries.plans import SummaryPlan, summary_items_work
 
     with opened(args.project) as project:

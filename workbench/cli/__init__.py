@@ -1,4 +1,4 @@
-"""The ``palimpsest`` command. Each part adds its subcommands from its own module (``workbench.registry``).
+"""The ``palimpsest`` command. Each part adds its subcommands from its own module (``workbench.parts``).
 
 User errors end the program with a non-zero exit and one plain sentence, never a traceback.
 """
@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Sequence
 
-from workbench import registry
+from workbench import parts
 from workbench.cli.common import CommandParser
 from workbench.errors import UserError
 from workbench.version import __version__
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Every command, and every command of a group (which inherits the class), takes options and
     # positional arguments in any order.
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
-    for module in registry.load("commands"):
+    for module in parts.load("commands"):
         module.register(subparsers)
     return parser
 

@@ -1,6 +1,6 @@
 """Books: import (plain text, Project Gutenberg, EPUB, metadata CSV, download), the library, text statistics."""
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 PART = Part(
     "library",

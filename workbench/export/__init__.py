@@ -1,6 +1,6 @@
 """Exports: CSV tables, publication figures (matplotlib), methods text, the exposure report."""
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 PART = Part(
     "exports",

@@ -62,7 +62,7 @@ def register_evidence(source: EvidenceSource) -> EvidenceSource:
 
 def evidence_sources() -> list[EvidenceSource]:
     """Every probe's evidence source, loaded from the parts list, in report order."""
-    from workbench.registry import load
+    from workbench.parts import load
 
     load("evidence", skip_missing=True)
     return sorted(_SOURCES.values(), key=lambda s: (s.order, s.key))

@@ -18,7 +18,7 @@ analyses use, by name and implementation. ``methods_text`` writes the same as Ma
 for a paper; the record is its JSON twin, kept beside it for provenance.
 
 **Probes describe themselves.** This module knows no probe. Each probe registers a ``MethodsSection``
-(``register_methods``) from a module its part names in ``methods=(...)`` (``workbench.registry``):
+(``register_methods``) from a module its part names in ``methods=(...)`` (``workbench.parts``):
 
 - ``key`` and ``title``: the probe family, as in the record (``run["probe"]``) and as a heading;
 - ``kinds``: the run kinds it describes: the probe's own declarations (``workbench.runs.RunKind``: what the
@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 from urllib.parse import urlunsplit
 
-from workbench import __version__, registry
+from workbench import __version__, parts
 from workbench.errors import UserError
 from workbench.project import now
 from workbench.runs import RunKind, run_kind
@@ -126,10 +126,10 @@ def register_methods(section: MethodsSection) -> MethodsSection:
 
 
 def sections() -> list[MethodsSection]:
-    """Every registered section, in text order (``order``, then the order of ``registry.PARTS``)."""
+    """Every registered section, in text order (``order``, then the order of ``parts.PARTS``)."""
     global _loaded
     if not _loaded:
-        registry.load("methods")
+        parts.load("methods")
         _loaded = True
     return sorted(_SECTIONS.values(), key=lambda s: s.order)
 
@@ -202,7 +202,7 @@ def _redact(text: str | None) -> str | None:
 
 
 def _model_record(project: "Project", model_id: int | None) -> dict[str, Any] | None:
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
 
     if model_id is None:
         return None

@@ -10,7 +10,7 @@ renderers draw every chart from that one description: ``export_chart`` / ``save_
 same figure at its own size on a worker and answers the pointer from the marks.
 
 Modules that provide charts or tables register them on import; each part names its modules as its
-``exports`` (``workbench.registry``), and they are loaded on first use.
+``exports`` (``workbench.parts``), and they are loaded on first use.
 
 A frame with per-book rows carries ``book_id``; every CSV written here with the project beside it gets the
 book's stable keys next to its title (``book_source``, ``book_external_id``: ``corpus.book_keys``), since a
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
-from workbench import registry as parts
+from workbench import parts
 from workbench.errors import UserError
 
 if TYPE_CHECKING:

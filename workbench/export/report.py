@@ -49,7 +49,7 @@ VERDICT_COLOURS = {"strong evidence of exposure": "#8e1b1b", "some evidence": "#
 
 def report_models(project: "Project") -> list[str]:
     """The models of the project (each may have evidence of its own), by label."""
-    from workbench.models.registry import list_models
+    from workbench.models.catalog import list_models
 
     return [m.label for m in list_models(project)]
 

@@ -1,6 +1,6 @@
 """Model backends (transformers, llama.cpp, OpenAI-compatible), the model registry and the response cache."""
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 PART = Part(
     "models",

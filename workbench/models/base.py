@@ -178,7 +178,7 @@ def check_logit_bias(params: GenerationParams, vocab: int) -> Failure | None:
 
 
 class Backend(ABC):
-    """A loaded model. Create through ``workbench.models.registry.open_backend``."""
+    """A loaded model. Create through ``workbench.models.catalog.open_backend``."""
 
     kind: ClassVar[str] = ""
     #: identifies the model for the cache and the price table (hub id, file name, API model name)

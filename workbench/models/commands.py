@@ -18,8 +18,8 @@ from workbench.cli.common import (
     report_outcome,
 )
 from workbench.errors import UserError
-from workbench.models import registry
-from workbench.models.registry import BACKENDS, ModelSpec
+from workbench.models import catalog
+from workbench.models.catalog import BACKENDS, ModelSpec
 
 FREE_YES_HELP = ("confirm without a question that a model on a known paid service (OpenAI, Anthropic, Google, "
                  "Mistral ...) costs nothing (free=true)")
@@ -37,7 +37,7 @@ def _add_model_fields(p: argparse.ArgumentParser, *, required: bool) -> None:
     p.add_argument("--api-key-keyring", metavar="NAME",
                    help="the NAME of a system keyring entry (service 'palimpsest') holding the key")
     p.add_argument("--concurrency", type=int, metavar="N",
-                   help=f"API server models: requests sent at once (default {registry.DEFAULT_CONCURRENCY}); raise it for "
+                   help=f"API server models: requests sent at once (default {catalog.DEFAULT_CONCURRENCY}); raise it for "
                         "a vLLM server on several GPUs or several servers behind a router")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="backend parameter, e.g. chat=false, free=true (a server of your own: no cost question), "
@@ -76,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("test", help="send a one-line prompt; print the answer and how long it took")
     add_project_argument(p)
     p.add_argument("label", help=MODEL_HELP)
-    p.add_argument("--prompt", default=registry.TEST_PROMPT, help="what to send")
+    p.add_argument("--prompt", default=catalog.TEST_PROMPT, help="what to send")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser("remove", help="remove a model")
@@ -117,7 +117,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 # ---------------------------------------------------------------------------------------------- models
 def _params(args: argparse.Namespace, current: dict | None = None) -> dict:
-    params = {**(current or {}), **registry.parse_pairs(args.param, what="parameter", typed=True)}
+    params = {**(current or {}), **catalog.parse_pairs(args.param, what="parameter", typed=True)}
     if args.concurrency is not None:
         params["concurrency"] = args.concurrency
     return params
@@ -127,7 +127,7 @@ def _saved(save, yes: bool) -> ModelSpec:
     """``save(confirm_free)``, asking first when a model on a paid service is being marked free."""
     try:
         return save(yes)
-    except registry.FreeOnPaidHost as exc:
+    except catalog.FreeOnPaidHost as exc:
         if not sys.stdin.isatty():
             raise
         sys.stderr.write(str(exc) + "\n")
@@ -140,10 +140,10 @@ def cmd_add(args: argparse.Namespace) -> int:
     spec = ModelSpec(
         label=args.label, backend=args.backend, ref=args.ref or "", base_url=args.base_url,
         api_key_env=args.api_key_env, api_key_keyring=args.api_key_keyring, params=_params(args),
-        tags=registry.parse_pairs(args.tag, what="tag", typed=False),
+        tags=catalog.parse_pairs(args.tag, what="tag", typed=False),
     )
     with opened(args.project) as project:
-        added = _saved(lambda confirmed: registry.add_model(project, spec, confirm_free=confirmed), args.yes)
+        added = _saved(lambda confirmed: catalog.add_model(project, spec, confirm_free=confirmed), args.yes)
     print(f"Added {added.label} ({added.backend}: {added.ref}). Check it with: palimpsest model test "
           f"{args.project} {added.label}")
     _print_warnings(added)
@@ -151,13 +151,13 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def _print_warnings(spec: ModelSpec) -> None:
-    for warning in registry.model_warnings(spec):
+    for warning in catalog.model_warnings(spec):
         print(f"Warning: {warning}")
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
-        current = registry.get_model(project, args.label)
+        current = catalog.get_model(project, args.label)
         changes: dict = {}
         for field, value in (("label", args.new_label), ("backend", args.backend), ("ref", args.ref),
                              ("base_url", args.base_url), ("api_key_env", args.api_key_env),
@@ -168,9 +168,9 @@ def cmd_edit(args: argparse.Namespace) -> int:
             params = _params(args, current.params)
             changes["params"] = {k: v for k, v in params.items() if k not in args.remove_param}
         if args.tag or args.remove_tag:
-            tags = {**current.tags, **registry.parse_pairs(args.tag, what="tag", typed=False)}
+            tags = {**current.tags, **catalog.parse_pairs(args.tag, what="tag", typed=False)}
             changes["tags"] = {k: v for k, v in tags.items() if k not in args.remove_tag}
-        updated = _saved(lambda confirmed: registry.update_model(project, current.id, confirm_free=confirmed, **changes),
+        updated = _saved(lambda confirmed: catalog.update_model(project, current.id, confirm_free=confirmed, **changes),
                          args.yes)
     print(f"Updated {updated.label}.")
     _print_warnings(updated)
@@ -179,16 +179,16 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
-        print_frame(registry.models_frame(project), args.format)
+        print_frame(catalog.models_frame(project), args.format)
     return 0
 
 
 def cmd_test(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
-        spec = registry.get_model(project, args.label)
+        spec = catalog.get_model(project, args.label)
     _print_warnings(spec)
     print(f"Sending to {spec.label}: {args.prompt}", flush=True)
-    answer, seconds = registry.test_model(spec, args.prompt)
+    answer, seconds = catalog.test_model(spec, args.prompt)
     print(f"Answer: {answer.strip() or '(empty)'}")
     print(f"Latency: {seconds:.2f} s")
     return 0
@@ -196,7 +196,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 def cmd_remove(args: argparse.Namespace) -> int:
     with opened(args.project) as project:
-        registry.remove_model(project, args.label, with_runs=args.with_runs)
+        catalog.remove_model(project, args.label, with_runs=args.with_runs)
     print(f"Removed {args.label}.")
     return 0
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from workbench.jobs import get_run, run_counts, runs_frame
+from workbench.models.catalog import get_model, list_models
 from workbench.models.prices import CostEstimate, cost_of_usage, costs_nothing, price_for, rough_token_count
-from workbench.models.registry import get_model, list_models
 
 if TYPE_CHECKING:
     from workbench.project import Project

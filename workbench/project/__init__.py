@@ -1,7 +1,7 @@
 """The SQLite project file: schema, migrations, connections, save-as, integrity."""
 
+from workbench.parts import Part
 from workbench.project.project import SUFFIX, Project, now, with_project_suffix
-from workbench.registry import Part
 
 __all__ = ["Project", "SUFFIX", "now", "with_project_suffix"]
 

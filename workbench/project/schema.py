@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from sqlite_utils import Database, Migrations
 
-from workbench import registry
+from workbench import parts
 
 # "PALI" in ASCII: marks a SQLite file as a Palimpsest project.
 APPLICATION_ID = 0x50414C49
@@ -91,7 +91,7 @@ def run_sql(db: Database, script: str) -> None:
 def migration_sets() -> list[MigrationSet]:
     """The platform's set, then each part's (``Part.migrations``) in ``PARTS`` order: the order they apply in."""
     sets = [MIGRATIONS]
-    for part in registry.parts():
+    for part in parts.parts():
         if part.migrations:
             found = getattr(importlib.import_module(part.migrations), "MIGRATIONS", None)
             if not isinstance(found, MigrationSet):

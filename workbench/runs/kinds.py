@@ -21,7 +21,7 @@ module doing the work imports the kinds, not the other way round); the function 
   summary run), so that ``store.follow_ups`` finds them.
 
 A probe declares its kinds with ``declare_run_kind`` in a module its part names in ``run_kinds=(...)``
-(``workbench.registry``); the methods text lists the same objects in its ``MethodsSection``.
+(``workbench.parts``); the methods text lists the same objects in its ``MethodsSection``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import importlib
 import json
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from workbench import registry
+from workbench import parts
 
 if TYPE_CHECKING:
     from workbench.progress import TaskState
@@ -201,7 +201,7 @@ def _load() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        registry.load("run_kinds", skip_missing=True)
+        parts.load("run_kinds", skip_missing=True)
 
 
 def run_kind(kind: "str | RunKind") -> RunKind | None:

@@ -4,7 +4,7 @@
 - ``plans``: what a summary job will ask for, and at what cost, before it starts.
 """
 
-from workbench.registry import Part
+from workbench.parts import Part
 
 PART = Part("summaries", run_kinds=("workbench.summaries.runs",),
             methods=("workbench.summaries.methods",))

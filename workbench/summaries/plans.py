@@ -39,8 +39,8 @@ from workbench.summaries.runs import (
 )
 
 if TYPE_CHECKING:
+    from workbench.models.catalog import ModelSpec
     from workbench.models.prices import CostEstimate
-    from workbench.models.registry import ModelSpec
     from workbench.project import Project
     from workbench.work import Work
 
@@ -80,7 +80,7 @@ class SummaryPlan:
 
 def runnable_models(project: "Project") -> list["ModelSpec"]:
     """The project's models that can be asked (results imported from elsewhere cannot)."""
-    from workbench.models.registry import list_models
+    from workbench.models.catalog import list_models
 
     return [spec for spec in list_models(project) if spec.backend != "external"]
 
@@ -120,8 +120,8 @@ def estimate_plan_cost(project: "Project", task: "Task | str | int", plan: Summa
                        state: TaskState | None = None) -> "CostEstimate":
     """Requests, tokens and the most a run of ``plan`` can cost: one summary and one distorted version per
     scene still to do (each answer as long as allowed; retries of unusable answers come on top)."""
+    from workbench.models.catalog import get_model
     from workbench.models.prices import estimate_cost
-    from workbench.models.registry import get_model
     from workbench.prompt_templates import get_template
 
     plan.check()
@@ -139,7 +139,7 @@ def run_plan(project: "Project", task: "Task | str | int", plan: SummaryPlan, st
              ) -> SummaryReport:
     """Sample the scenes and have the model summarize and distort them (``summarize_task``). Running the
     same plan again continues where it stopped; a cancelled run returns what it finished."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
 
     plan.check()
     task = _summary_task(project, task)
@@ -187,7 +187,7 @@ def retry_failed(project: "Project", task: "Task | str | int", model_label: str,
     """Ask the model again for the scenes whose summary or distorted version failed (and any not asked
     yet, such as the distorted versions of summaries that failed before), through the same two runs;
     then give the items whatever pairs now exist."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
 
     task = _summary_task(project, task)
     state = state or TaskState()
@@ -244,7 +244,7 @@ def summary_items_work(project: "Project", task: "Task | str | int", plan: Summa
     """``run_plan`` as a ``workbench.work.Work`` (the Annotate page's items dialog and ``annotate summarize``):
     the model looked up once, the cost of every scene still to do, the question saying that retries of
     unusable answers come on top; its outcome's ``value`` is the ``SummaryReport``."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
     from workbench.work import Work, WorkOutcome
 
     plan.check()
@@ -260,7 +260,7 @@ def retry_work(project: "Project", task: "Task | str | int", model_label: str) -
     """``retry_failed`` as a ``workbench.work.Work``: about what asking again for the failed summaries and changed
     versions costs (from the prompts the two runs sent; the changed versions of the summaries made now come on
     top, and are said to)."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
     from workbench.models.usage import estimate_continuation
     from workbench.work import Work, WorkOutcome
 

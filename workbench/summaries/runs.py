@@ -325,7 +325,7 @@ def summarize_task(
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:
     """Continue a ``summary`` or ``summary-distort`` run (Jobs page, ``palimpsest continue``), then give
     the items whatever pairs of summaries now exist."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
 
     run = get_run(project, run_id)
     if run.model_id is None:

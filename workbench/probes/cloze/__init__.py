@@ -28,7 +28,7 @@ Modules, in the order of the work:
 - ``evidence``   its evidence of exposure per book, for the exposure report.
 """
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 MASK = "[MASK]"
 
@@ -43,7 +43,7 @@ PART = Part(
     answer_marks=("workbench.probes.cloze.human",),
     migrations="workbench.probes.cloze.migrations",
     pages=(
-        PageSpec("probes", "Probes", "ui.probes.page:ProbesPage"),
-        PageSpec("charts", "Charts", "ui.charts.page:ChartsPage"),
+        PageSpec("cloze", "Name cloze", "ui.cloze.page:ClozePage"),
+        PageSpec("charts", "Charts", "ui.cloze.charts_page:ChartsPage"),
     ),
 )

@@ -53,7 +53,7 @@ def frequent_name_baseline(project: "Project", *, construction: str = "leave-boo
         "SELECT p.book_id, COALESCE(NULLIF(b.title, ''), b.external_id, 'Book ' || b.id) AS book, p.gold"
         " FROM cloze_passages p JOIN books b ON b.id = p.book_id", project.db.conn)
     if passages.empty:
-        raise UserError("There are no name-cloze passages yet: extract passages (Probes page, or palimpsest cloze "
+        raise UserError("There are no name-cloze passages yet: extract passages (Name cloze page, or palimpsest cloze "
                         "extract) or import published results (palimpsest cloze import).")
     passages["name"] = passages["gold"].str.strip().str.casefold()
     overall = Counter(passages["name"])

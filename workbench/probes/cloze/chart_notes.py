@@ -136,7 +136,7 @@ def empty_note(project: "Project", name: str, **options: Any) -> str:
         if _flag(options.get("exclude_flagged")) and not analysis.book_accuracy(project, model or None).empty:
             return ("Every book with results has fewer passages than were asked for, and such books are left out. "
                     "Untick 'Leave out flagged books' to show them.")
-        return f"No book has name-cloze results{' for ' + model if model else ''} yet. Run the probe on the Probes page."
+        return f"No book has name-cloze results{' for ' + model if model else ''} yet. Run the probe on the Name cloze page."
     ids = set(answered["book_id"])
     years = dict(project.db.execute("SELECT id, year FROM books WHERE year IS NOT NULL").fetchall())
     by_year = name == "cloze-year" or (name == "cloze-categories" and (options.get("tag") or "decade") == "decade")

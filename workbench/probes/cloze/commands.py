@@ -278,7 +278,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Planned as on the Probes page (``plan_work``): its cost is every chosen passage, answers as long as allowed."""
+    """Planned as on the Name cloze page (``plan_work``): its cost is every chosen passage, answers as long as allowed."""
     from workbench.probes.cloze.plan import ProbePlan, plan_work
     from workbench.probes.cloze.run import DEFAULT_MAX_TOKENS
 
@@ -467,8 +467,8 @@ def cmd_deciles(args: argparse.Namespace) -> int:
 
 
 def cmd_errors(args: argparse.Namespace) -> int:
+    from workbench.probes.cloze.error_analysis import DEFAULT_SET_SIZES, SHORT_COLUMNS, error_analyses, summary_frame
     from workbench.probes.cloze.error_charts import set_size_option
-    from workbench.probes.cloze.errors import DEFAULT_SET_SIZES, SHORT_COLUMNS, error_analyses, summary_frame
 
     sizes = [set_size_option(s) for s in args.set_size] if args.set_size else list(DEFAULT_SET_SIZES)
     if args.names:

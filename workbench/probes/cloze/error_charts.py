@@ -25,7 +25,7 @@ import pandas as pd
 from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, DRAW_TIES
 from workbench.errors import UserError
 from workbench.export.registry import ChartSpec, Marks, TableSpec, hover_text, register_chart, register_table
-from workbench.probes.cloze.errors import (
+from workbench.probes.cloze.error_analysis import (
     ALL_NAMES,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SET_SIZES,

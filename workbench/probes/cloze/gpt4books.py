@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 import pandas as pd
 
 from workbench.errors import UserError
-from workbench.models.registry import external_model
+from workbench.models.catalog import external_model
 from workbench.probes.cloze import MASK
 from workbench.probes.cloze.kinds import CLOZE_KIND, ClozeConfig
 from workbench.probes.cloze.score import is_correct, parse_answer
@@ -492,7 +492,7 @@ def _score(rows: list[Row], parsed_answers: dict[str, str]) -> tuple[int, int]:
 
 
 def import_summary_text(summary: pd.DataFrame, model_label: str) -> str:
-    """What an import did, in a sentence or three (the CLI and the Probes page say the same)."""
+    """What an import did, in a sentence or three (the CLI and the Name cloze page say the same)."""
     added = summary[summary["added"]]
     before = len(summary) - len(added)
     if added.empty:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, TIE_RULES
 from workbench.export.methods import MethodsSection, RunFacts, Statistic, number, register_methods, same
-from workbench.probes.cloze import errors, score
+from workbench.probes.cloze import error_analysis, score
 from workbench.probes.cloze.kinds import CLOZE_KIND, LOGPROB_KIND, MLM_KIND
 
 if TYPE_CHECKING:
@@ -238,17 +238,17 @@ def cloze_statistics() -> list[Statistic]:
         Statistic("Spearman's rank correlation",
                   "for per-book accuracy against the year of publication (rho with its p-value)",
                   "scipy `spearmanr`"),
-        Statistic(f"Randomization test of the error analysis ({errors.DEFAULT_PERMUTATIONS:,} seeded deals, one-sided)",
+        Statistic(f"Randomization test of the error analysis ({error_analysis.DEFAULT_PERMUTATIONS:,} seeded deals, one-sided)",
                   "for the log-odds o that a wrong answer on a held-out book names a character of a memorized (top "
                   "decile) rather than an unmemorized (bottom decile) book. " + error_analysis_choices()
                   + " The test deals the pooled names of S and U into sets of their sizes at random "
                   "(p = (1 + deals at least as extreme) / (1 + deals))",
-                  "numpy `multivariate_hypergeometric` (`workbench.probes.cloze.errors`)"),
+                  "numpy `multivariate_hypergeometric` (`workbench.probes.cloze.error_analysis`)"),
         Statistic(f"Spread over tie draws ({DEFAULT_DRAWS} seeded draws unless stated, "
-                  f"{errors.SPREAD_PERCENTILES[0]}th-{errors.SPREAD_PERCENTILES[1]}th percentile, inverted CDF)",
+                  f"{error_analysis.SPREAD_PERCENTILES[0]}th-{error_analysis.SPREAD_PERCENTILES[1]}th percentile, inverted CDF)",
                   "for o and its p-value when books tied at a cut and names tied on PMI are drawn at random: the "
                   "draw with the median o is reported with these percentiles of o (log_odds_p5, log_odds_p95) and "
-                  f"of p (p_value_p95) over all draws; each draw is tested with {errors.DRAW_PERMUTATIONS:,} deals "
+                  f"of p (p_value_p95) over all draws; each draw is tested with {error_analysis.DRAW_PERMUTATIONS:,} deals "
                   "for the spread of p, the reported draw with the full number",
                   "numpy `percentile` (method 'inverted_cdf')"),
     ]
@@ -256,7 +256,7 @@ def cloze_statistics() -> list[Statistic]:
 
 def error_analysis_choices() -> str:
     """The choices behind every error-analysis result, in words (from the code's defaults)."""
-    sizes = ", ".join("as many as both sides allow" if k is None else f"{k}" for k in errors.DEFAULT_SET_SIZES)
+    sizes = ", ".join("as many as both sides allow" if k is None else f"{k}" for k in error_analysis.DEFAULT_SET_SIZES)
     return (
         "Books are ranked by the name-cloze accuracy of one grouping model, the same for every model compared and "
         "named with each result (by default the first model analysed). Books tied at a cut either all go in their "

@@ -47,7 +47,7 @@ def passages_and_extractions(db: Database) -> None:
 
 @MIGRATIONS(name="0002_passages_by_origin", replaces="0009_cloze_passages_by_origin")
 def passages_by_origin(db: Database) -> None:
-    # the Probes page counts each book's extracted and imported passages whenever it reloads: from this index
+    # the Name cloze page counts each book's extracted and imported passages whenever it reloads: from this index
     # alone (3 ms for 57,000 passages) instead of every passage row (20-30 ms, on the window's thread);
     # IF NOT EXISTS: this branch once numbered it 0008, so a project made then already has the index
     db.execute("CREATE INDEX IF NOT EXISTS cloze_passages_book_origin ON cloze_passages (book_id, origin)")

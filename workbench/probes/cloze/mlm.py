@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, run_job
 from workbench.models.calls import noting
-from workbench.models.registry import runnable_model
+from workbench.models.catalog import runnable_model
 from workbench.probes.cloze import MASK
 from workbench.probes.cloze.kinds import MLM_KIND, MlmConfig
 from workbench.probes.cloze.run import Selection, load_passages, opened_backend, run_inputs
@@ -22,7 +22,7 @@ from workbench.runs import find_or_create_run
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
-    from workbench.models.registry import ModelSpec
+    from workbench.models.catalog import ModelSpec
     from workbench.project import Project
 
 BATCH = 16
@@ -93,7 +93,7 @@ def mlm_process(backend: "Backend", passages: dict[int, tuple[str, str]], top_k:
 def resume_mlm(project: "Project", run_id: int, state: TaskState | None = None,
                retry_failed: bool = False) -> JobReport:
     """Continue (or retry the failures of) a ``cloze-mlm`` run."""
-    from workbench.models.registry import open_backend
+    from workbench.models.catalog import open_backend
 
     run, ids, spec = run_inputs(project, run_id)
     with open_backend(spec, project) as backend:

@@ -137,7 +137,7 @@ def models_table_note(project: "Project", table: pd.DataFrame, *, year_from: int
 def paper_tables(project: "Project", models: Sequence[str], *, top: int | None = None, year_from: int | None = None,
                  year_to: int | None = None, humans: bool = False, sort_by: str | None = None,
                  ) -> tuple[pd.DataFrame, str, pd.DataFrame]:
-    """What the Probes page's table tab shows, read in one go on a worker: the models side by side (with the
+    """What the Name cloze page's table tab shows, read in one go on a worker: the models side by side (with the
     people's column when asked and there are answers), its note, and the most-frequent-name baseline."""
     from workbench.probes.cloze.baselines import frequent_name_baseline
     from workbench.probes.cloze.human import human_answers

@@ -25,8 +25,8 @@ from workbench.progress import TaskState
 
 if TYPE_CHECKING:
     from workbench.jobs import JobReport
+    from workbench.models.catalog import ModelSpec
     from workbench.models.prices import CostEstimate
-    from workbench.models.registry import ModelSpec
     from workbench.project import Project
     from workbench.work import Work
 
@@ -76,7 +76,7 @@ class ProbePlan:
 
 
 def _specs(project: "Project", plan: ProbePlan) -> list["ModelSpec"]:
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
 
     return [get_model(project, label) for label in plan.models]
 

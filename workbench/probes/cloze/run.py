@@ -26,7 +26,7 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, run_job
 from workbench.models.base import GenerationParams, Message, prompt_request
 from workbench.models.calls import noting
-from workbench.models.registry import runnable_model
+from workbench.models.catalog import runnable_model
 from workbench.probes.cloze.kinds import CLOZE_KIND, LOGPROB_KIND, ClozeConfig, LogprobConfig
 from workbench.probes.cloze.passages import select_passage_ids
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE, cloze_prompt, expected_answer
@@ -36,7 +36,7 @@ from workbench.runs import Run, find_or_create_run, get_run
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
-    from workbench.models.registry import ModelSpec
+    from workbench.models.catalog import ModelSpec
     from workbench.project import Project
 
 DEFAULT_MAX_TOKENS = 16
@@ -97,7 +97,7 @@ def opened_backend(project: "Project", spec: "ModelSpec", backend: "Backend | No
     """The given backend (left open), or one opened for the run (closed afterwards)."""
     if backend is not None:
         return contextlib.nullcontext(backend)
-    from workbench.models.registry import open_backend
+    from workbench.models.catalog import open_backend
 
     return open_backend(spec, project)
 
@@ -207,7 +207,7 @@ def passage_units(project: "Project", run: Run) -> list[Unit]:
 
 def run_inputs(project: "Project", run_id: int) -> tuple[Run, list[int], "ModelSpec"]:
     """A stored name-cloze run, its passage ids and its model, checked so that the run can be continued."""
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
 
     run = get_run(project, run_id)
     ids = [unit.item_id for unit in passage_units(project, run)]
@@ -218,7 +218,7 @@ def run_inputs(project: "Project", run_id: int) -> tuple[Run, list[int], "ModelS
 
 def resume_run(project: "Project", run_id: int, state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
     """Continue (or retry the failures of) a ``cloze`` or ``cloze-logprob`` run (``mlm`` continues its own)."""
-    from workbench.models.registry import open_backend
+    from workbench.models.catalog import open_backend
 
     run, ids, spec = run_inputs(project, run_id)
     with open_backend(spec, project) as backend:

@@ -16,7 +16,7 @@ Modules, in the order of the work:
 - ``methods``    its part of the methods text; ``evidence`` its evidence for the exposure report.
 """
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 PART = Part(
     "continuation",

@@ -23,7 +23,7 @@ def continuation_work(project: "Project", model: str, *, book_ids: Sequence[int]
                       next_step: str = "ask again for just those to retry them") -> "Work":
     """``model`` continues ``per_book`` passages of each of ``book_ids`` (None: every book with a text); the
     settings left out are the probe's defaults."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
     from workbench.probes.continuation import run
     from workbench.work import Work
 

@@ -65,7 +65,7 @@ def chosen_runs(project: "Project", model: str, *, prefix_tokens: int | None = N
                 continue_tokens: int | None = None, per_book: int | None = None, seed: int | None = None) -> Chosen | None:
     """The model's runs with one setting: the one given (fields left None: as the newest matching run has
     them), None where the model has no such run."""
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
 
     spec = get_model(project, model)
     wanted = {k: v for k, v in (("prefix_tokens", prefix_tokens), ("continue_tokens", continue_tokens),
@@ -141,7 +141,7 @@ def member_labels(project: "Project", tag: str = MEMBER_TAG) -> dict[int, bool]:
 
 def model_cutoff(project: "Project", model: str, cutoff_year: int | None = None) -> int | None:
     """The last year of the model's training data: ``cutoff_year`` if given, else its tag ``cutoff=YEAR``."""
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
 
     if cutoff_year is not None:
         return int(cutoff_year)
@@ -250,7 +250,7 @@ def baseline(table: pd.DataFrame) -> tuple[float, float, float, int]:
 
 def tested_models(project: "Project") -> list[str]:
     """The labels of the models with a continuation run, in the order they were added."""
-    from workbench.models.registry import list_models
+    from workbench.models.catalog import list_models
     from workbench.runs import models_with_runs
 
     asked = models_with_runs(project, CONTINUATION_KIND)

@@ -19,7 +19,7 @@ from workbench.errors import UserError
 from workbench.jobs import JobReport, Outcome, Unit, run_job
 from workbench.models.base import GenerationParams, Request, prompt_request
 from workbench.models.calls import generation_process, noting
-from workbench.models.registry import runnable_model
+from workbench.models.catalog import runnable_model
 from workbench.probes.continuation.kinds import CHAT, CONTINUATION_KIND, RAW, ContinuationConfig
 from workbench.probes.continuation.passages import Setting, ensure_passages, passage_ids, prefixes
 from workbench.probes.continuation.tokens import Tokenizer, is_local, tokenizer_for
@@ -28,7 +28,7 @@ from workbench.runs import Run, find_or_create_run, get_run
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
-    from workbench.models.registry import ModelSpec
+    from workbench.models.catalog import ModelSpec
     from workbench.project import Project
 
 DEFAULT_PREFIX_TOKENS = 50
@@ -111,7 +111,7 @@ def _opened(project, spec, backend):
 
     if backend is not None:
         return contextlib.nullcontext(backend)
-    from workbench.models.registry import open_backend
+    from workbench.models.catalog import open_backend
 
     return open_backend(spec, project)
 
@@ -162,7 +162,7 @@ def passage_units(project: "Project", run: Run) -> list[Unit]:
 
 def resume_run(project: "Project", run_id: int, state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
     """Continue (or retry the failures of) a ``continuation`` run with the model, books and setting it recorded."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
 
     run = get_run(project, run_id)
     if run.model_id is None or not run.config.book_ids:

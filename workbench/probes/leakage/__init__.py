@@ -25,7 +25,7 @@ when read):
                    membership|surprisal|decop``.
 """
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 PART = Part(
     "leakage",

@@ -233,7 +233,7 @@ def remove_corpus(project: "Project", name: str, *, delete_files: bool = False) 
 
 def address_holds_secrets(url: str) -> bool:
     """Whether a web address carries a user name, password or key (the rule model addresses follow)."""
-    from workbench.models.registry import _address_holds_secrets
+    from workbench.models.catalog import _address_holds_secrets
 
     return _address_holds_secrets(url or "")
 

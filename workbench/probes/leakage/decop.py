@@ -37,7 +37,7 @@ import pandas as pd
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, run_job
 from workbench.models.base import GenerationParams, prompt_request
-from workbench.models.registry import get_model, runnable_model
+from workbench.models.catalog import get_model, runnable_model
 from workbench.probes.leakage import decop_scores
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.kinds import PARAPHRASE_KIND, PARAPHRASES, QUIZ_KIND
@@ -119,7 +119,7 @@ def _generate(project: "Project", run_id: int, units: list[Unit], state, retry_f
               quiz_options: dict | None = None) -> JobReport:
     """Ask the run's model for every unit (paraphrase runs: the passage; quiz runs: the four options)."""
     from workbench.models.calls import generation_process
-    from workbench.models.registry import open_backend
+    from workbench.models.catalog import open_backend
 
     run = get_run(project, run_id)
     spec = get_model(project, int(run["model_id"]))
@@ -454,7 +454,7 @@ def answers_frame(project: "Project", model: str) -> pd.DataFrame:
     once."""
     import numpy as np
 
-    from workbench.models.registry import list_models
+    from workbench.models.catalog import list_models
     from workbench.runs import responses as stored_responses
 
     spec = get_model(project, model)
@@ -564,7 +564,7 @@ def model_cutoff(project: "Project", model: str, cutoff_year: int | None = None)
 
 
 def _tested(project: "Project", model: str | None) -> list[str]:
-    from workbench.models.registry import list_models
+    from workbench.models.catalog import list_models
 
     names = {m.id: m.label for m in list_models(project)}
     asked = models_with_runs(project, QUIZ_KIND)

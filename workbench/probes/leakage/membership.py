@@ -216,7 +216,7 @@ def _execute(project, run_id, spec, ids, state, retry_failed, backend=None, chun
 
 
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
 
     run = get_run(project, run_id)
     spec = get_model(project, int(run["model_id"]))

@@ -55,7 +55,7 @@ def leakage_facts(project: "Project", run: dict) -> RunFacts:
     elif run["kind"] == frequency.KIND:
         facts.update(per_book=params.get("per_book"), gram=params.get("gram"), seed=params.get("seed"))
     elif run["kind"] == decop.QUIZ_KIND:
-        from workbench.models.registry import get_model
+        from workbench.models.catalog import get_model
 
         try:
             paraphraser = get_model(project, int(config["paraphraser_id"])).label

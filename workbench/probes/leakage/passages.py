@@ -79,7 +79,7 @@ def gather(project: "Project", source: str | Path, *, book_ids: Sequence[int] | 
 FILE_HINT = ("The file has none: passages are separated by blank lines, or in a 'passage' column of a .csv or "
              ".tsv file.")
 NO_PASSAGES_HINT = {
-    CLOZE: "Extract name-cloze passages first (palimpsest cloze extract, or the Probes page).",
+    CLOZE: "Extract name-cloze passages first (palimpsest cloze extract, or the Name cloze page).",
     VALIDITY: "Sample the validity passages first (palimpsest validity passages, or the Validity page).",
 }
 

@@ -43,7 +43,7 @@ def decop_work(project: "Project", model: str, paraphraser: str, source: str = "
     """Paraphrases of the passages of ``source`` by ``paraphraser``, then the questions to ``model``
     (``orders`` per passage) about those with three usable paraphrases; the others are named as not asked,
     in the core's words (``lacking_words`` rewords them for a page)."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
     from workbench.probes.leakage import decop, passages
     from workbench.work import Work, WorkOutcome
 
@@ -84,7 +84,7 @@ def regeneration_work(project: "Project", paraphraser: str,
                       next_step: str = "ask again for just those to retry them") -> "Work":
     """Three new paraphrases by ``paraphraser`` of each of ``passage_ids`` (or of those a function gives, found
     when first wanted: on the worker); none to write is said as nothing left to ask."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
     from workbench.probes.leakage import decop
     from workbench.work import Work, WorkOutcome
 

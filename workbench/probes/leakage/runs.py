@@ -17,7 +17,7 @@ from workbench.runs import runs
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
-    from workbench.models.registry import ModelSpec
+    from workbench.models.catalog import ModelSpec
     from workbench.project import Project
 
 OPEN_BACKENDS = ("hf", "gguf")
@@ -48,7 +48,7 @@ def index_process(index: Any, texts: dict[int, str], ask: Callable[[Any, str, Un
 
 def open_model(project: "Project", label: str, need: str) -> "ModelSpec":
     """The project's model ``label``, which must run on this computer (``need`` says what for)."""
-    from workbench.models.registry import get_model
+    from workbench.models.catalog import get_model
 
     spec = get_model(project, label)
     if spec.backend not in OPEN_BACKENDS:
@@ -61,7 +61,7 @@ def run_on_model(project: "Project", run_id: int, spec: "ModelSpec", ids: Sequen
                  make_process: Callable[["Backend", dict[int, str]], Any], state: TaskState | None,
                  retry_failed: bool, backend: "Backend | None" = None, chunk_size: int = 64) -> JobReport:
     """Run a job over the passages ``ids`` on the model (``backend`` if open already, else opened for it)."""
-    from workbench.models.registry import open_backend
+    from workbench.models.catalog import open_backend
     from workbench.probes.leakage.passages import passage_texts
 
     texts = passage_texts(project, ids)

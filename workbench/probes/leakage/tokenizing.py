@@ -171,8 +171,8 @@ def ids_in_pieces(tokenizer: IndexTokenizer, text: str, size: int, seam: int = S
 
 def model_tokenizer(project: "Project", label: str) -> ModelTokenizer:
     """The tokenizer of the project's model ``label`` (a local transformers model)."""
+    from workbench.models.catalog import get_model
     from workbench.models.hf_locate import locate_model
-    from workbench.models.registry import get_model
 
     spec = get_model(project, label)
     if spec.backend != "hf":

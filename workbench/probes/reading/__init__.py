@@ -22,7 +22,7 @@ Modules, in the order of the work:
 - ``commands``      ``palimpsest reading ...``.
 """
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 PART = Part(
     "reading",

@@ -22,7 +22,7 @@ def summaries_work(project: "Project", book_id: int, model: str, *, hierarchical
                    next_step: str = "ask again for just those to retry them") -> "Work":
     """``model`` summarizes the scenes of ``book_id`` (and, ``hierarchical``, groups of them), each summary
     followed by a false version; the settings left out are the probe's defaults."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
     from workbench.probes.reading import summaries
     from workbench.work import Work, WorkOutcome
 
@@ -51,7 +51,7 @@ def questions_work(project: "Project", model: str, *, variant: str = "original",
                    next_step: str = "ask again for just those to retry them") -> "Work":
     """``model`` answers every question of the newest question set of each book (of ``book_ids``, if given)
     in the ``variant``: one run per question set."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
     from workbench.probes.reading.run import estimate_questions_cost, run_questions
     from workbench.work import Work
 

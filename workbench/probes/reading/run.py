@@ -47,8 +47,8 @@ from workbench.runs import Run, RunKind, declare_run_kind, find_or_create_run, g
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
+    from workbench.models.catalog import ModelSpec
     from workbench.models.prices import CostEstimate
-    from workbench.models.registry import ModelSpec
     from workbench.project import Project
 
 CHOICE_PARAMS = GenerationParams(temperature=0.0, max_tokens=8, seed=0)
@@ -214,7 +214,7 @@ def run_questions(project: "Project", model: "str | ModelSpec", *, variant: str 
     """Ask ``model`` every question of the newest question set of each book (of ``book_ids``, if given)
     in the ``variant``; one report per question set. ``choice_params`` / ``reconstruct_params`` change
     the generation parameters (``{"max_tokens": 4}``, a ``logit_bias`` ...)."""
-    from workbench.models.registry import open_backend, runnable_model
+    from workbench.models.catalog import open_backend, runnable_model
 
     spec = runnable_model(project, model, "answer questions")
     sets = latest_question_sets(project, variant=variant, book_ids=book_ids)
@@ -245,8 +245,8 @@ def estimate_questions_cost(project: "Project", model: "str | ModelSpec", *, var
     """Requests, tokens and the most that asking the questions still unanswered can cost. A read-along
     prompt counts the book before its checkpoint (at most ``context_words`` words) at ``TOKENS_PER_WORD``,
     the rest of it as the template renders it; every answer as long as allowed."""
+    from workbench.models.catalog import ModelSpec, get_model
     from workbench.models.prices import CostEstimate, costs_nothing, price_for, rough_token_count
-    from workbench.models.registry import ModelSpec, get_model
 
     spec = model if isinstance(model, ModelSpec) else get_model(project, model)
     choice = GenerationParams.from_dict({**CHOICE_PARAMS.as_dict(), **(choice_params or {})})
@@ -288,7 +288,7 @@ def _answered(project: "Project", spec: "ModelSpec") -> set[tuple[int, int]]:
 
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:
     """Continue a ``reading-answer`` run (Jobs page, ``palimpsest continue``)."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
 
     run = get_run(project, run_id)
     if run.model_id is None:

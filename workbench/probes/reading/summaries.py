@@ -59,8 +59,8 @@ from workbench.summaries.runs import (
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
+    from workbench.models.catalog import ModelSpec
     from workbench.models.prices import CostEstimate
-    from workbench.models.registry import ModelSpec
     from workbench.project import Project
 
 MERGE_TEMPLATE = "summary-merge"
@@ -310,7 +310,7 @@ def summarize_with_model(project: "Project", book_id: int, model: "str | ModelSp
                          group: int = DEFAULT_GROUP, max_tokens: int = SUMMARY_PARAMS.max_tokens,
                          max_attempts: int = DEFAULT_MAX_ATTEMPTS, state: TaskState | None = None) -> BookSummaries:
     """``summarize_book`` with a model of the project, opened for the work and closed afterwards."""
-    from workbench.models.registry import open_backend, runnable_model
+    from workbench.models.catalog import open_backend, runnable_model
 
     spec = runnable_model(project, model, "write summaries")
     with open_backend(spec, project) as backend:
@@ -323,8 +323,8 @@ def estimate_summary_cost(project: "Project", book_id: int, model: "str | ModelS
                           group: int = DEFAULT_GROUP, max_tokens: int = SUMMARY_PARAMS.max_tokens) -> "CostEstimate":
     """Requests, tokens and the most the scene summaries still to make can cost: a summary and a false
     version per scene (and per hierarchical node), every answer as long as allowed; retries come on top."""
+    from workbench.models.catalog import ModelSpec, get_model
     from workbench.models.prices import estimate_cost
-    from workbench.models.registry import ModelSpec, get_model
 
     spec = model if isinstance(model, ModelSpec) else get_model(project, model)
     scene_set = latest_scene_set(project, book_id)
@@ -350,7 +350,7 @@ def estimate_summary_cost(project: "Project", book_id: int, model: "str | ModelS
 # ---------------------------------------------------------------------------------------------- resuming
 def resume(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> JobReport:
     """Continue a ``reading-summary`` or ``reading-false-summary`` run (Jobs page, ``palimpsest continue``)."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
 
     run = get_run(project, run_id)
     config = run.config
@@ -441,7 +441,7 @@ def import_summaries(project: "Project", book_id: int, path: str | Path, model_l
     """Summaries made elsewhere (CSV: ``scene``, ``summary``, ``false_summary``) for the book's latest
     scene set, stored as a summary run and a false-summary run of the external model ``model_label``.
     Importing the same file again changes nothing; a changed file makes new runs."""
-    from workbench.models.registry import external_model
+    from workbench.models.catalog import external_model
 
     path = Path(path)
     scene_set = latest_scene_set(project, book_id)

@@ -7,7 +7,7 @@
 - ``finetune``: decade fine-tuning data; ``charts``: the figures.
 """
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 PART = Part(
     "rep",

@@ -131,7 +131,7 @@ def book_entities(project: "Project", book_ids: Sequence[int], nlp: "Language", 
 def run_eep(project: "Project", model: "str | ModelSpec", settings: SamplingSettings = EEP_DEFAULTS, *, set_name: str = "eep",
             state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
     """Sample every stem of the EEP set ``settings.samples`` times from ``model``; resumable."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
 
     settings.check()
     spec = runnable_model(project, model)

@@ -95,7 +95,7 @@ def run_judge(project: "Project", judge: "str | ModelSpec", demographics: Sequen
               state: TaskState | None = None, *, max_tokens: int = DEFAULT_MAX_TOKENS,
               retry_failed: bool = False) -> list[JobReport]:
     """Label every REP completion (of ``demographics``, or all) with the model called ``judge``."""
-    from workbench.models.registry import open_backend, runnable_model
+    from workbench.models.catalog import open_backend, runnable_model
 
     spec = runnable_model(project, judge)
     sets = sets_in_use(project, demographics)
@@ -114,8 +114,8 @@ def run_judge(project: "Project", judge: "str | ModelSpec", demographics: Sequen
 def estimate_judge_cost(project: "Project", judge: "str | ModelSpec", demographics: Sequence[str] | None = None, *,
                         max_tokens: int = DEFAULT_MAX_TOKENS) -> "CostEstimate":
     """Requests, tokens and the most judging costs: one call per completion this judge has not labelled yet."""
+    from workbench.models.catalog import runnable_model
     from workbench.models.prices import estimate_cost
-    from workbench.models.registry import runnable_model
 
     spec = runnable_model(project, judge)
     judged = {item for item, in project.db.execute(

@@ -19,7 +19,7 @@ CHANGES = ("rep-results",)
 
 
 def _specs(project: "Project", models: Sequence[str]):
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
 
     return [runnable_model(project, label) for label in models]
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def resume_judge_run(project: "Project", run_id: int, state: TaskState, retry_failed: bool) -> jobs.JobReport:
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
     from workbench.probes.rep.sets import load_set
 
     record = get_run(project, run_id)

@@ -135,8 +135,8 @@ def estimate_sampling_cost(project: "Project", model: "str | ModelSpec", demogra
                            settings: SamplingSettings = SamplingSettings(), kind: str = KIND) -> "CostEstimate":
     """Requests, tokens and the most a REP (or, ``kind='eep'``, EEP) run of ``model`` can cost: every stem
     ``settings.samples`` times, each answer as long as allowed (completions already made are counted too)."""
+    from workbench.models.catalog import runnable_model
     from workbench.models.prices import estimate_cost
-    from workbench.models.registry import runnable_model
 
     settings.check()
     spec = runnable_model(project, model)
@@ -149,7 +149,7 @@ def estimate_sampling_cost(project: "Project", model: "str | ModelSpec", demogra
 def start_rep_run(project: "Project", model: "str | ModelSpec", demographics: Sequence[str] | None = None,
                   settings: SamplingSettings = SamplingSettings()) -> int:
     """Find or create the run for ``model`` and these sets and settings; returns its id."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
 
     settings.check()
     spec = runnable_model(project, model)
@@ -168,7 +168,7 @@ def run_rep(project: "Project", model: "str | ModelSpec", demographics: Sequence
 def continue_run(project: "Project", run_id: int, state: TaskState | None = None, *,
                  retry_failed: bool = False) -> JobReport:
     """Continue a REP or EEP run where it stopped (or redo only its failures)."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
 
     spec = get_model(project, get_run(project, run_id).model_id)
     with open_backend(spec, project) as backend:

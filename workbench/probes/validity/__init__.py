@@ -25,7 +25,7 @@ Modules, in the order of the work:
 - ``charts``      charts and tables in the export registry; ``commands`` the CLI; ``methods`` the methods text.
 """
 
-from workbench.registry import PageSpec, Part
+from workbench.parts import PageSpec, Part
 
 YEAR, NARRATIVE_TIME = "year", "narrative-time"
 TASKS = (YEAR, NARRATIVE_TIME)

@@ -22,7 +22,7 @@ def validity_work(project: "Project", task: str, model: str, *, book_ids: Sequen
                   next_step: str = "ask again for just those to retry them") -> "Work":
     """``model`` answers ``task`` ('year' or 'narrative-time') about every sampled passage of ``book_ids`` (None:
     of every book); ``max_tokens`` the longest answer (the task's default when left out)."""
-    from workbench.models.registry import runnable_model
+    from workbench.models.catalog import runnable_model
     from workbench.probes.validity import TASK_NAMES
     from workbench.probes.validity.run import check_task, estimate_run, run_task
     from workbench.work import Work

@@ -65,7 +65,7 @@ def _passage_for(passages: list[tuple[int, str | None]], wanted: str) -> tuple[i
 def import_predictions(project: "Project", task: str, path: str | Path, model_label: str,
                        state: TaskState | None = None) -> pd.DataFrame:
     """Import a file of answers to ``task`` as a run of the external model ``model_label``; a one-row summary."""
-    from workbench.models.registry import external_model
+    from workbench.models.catalog import external_model
 
     check_task(task)
     label = (model_label or "").strip()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit, run_job
 from workbench.models.base import GenerationParams, prompt_request
-from workbench.models.registry import runnable_model
+from workbench.models.catalog import runnable_model
 from workbench.probes.validity import TASK_NAMES, TASKS
 from workbench.probes.validity.kinds import RUN_KINDS, TaskConfig
 from workbench.probes.validity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TEMPLATES, task_prompt
@@ -30,8 +30,8 @@ from workbench.runs import Run, find_or_create_run, get_run
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
+    from workbench.models.catalog import ModelSpec
     from workbench.models.prices import CostEstimate
-    from workbench.models.registry import ModelSpec
     from workbench.project import Project
 
 TASK_OF_KIND = {kind: task for task, kind in RUN_KINDS.items()}
@@ -84,7 +84,7 @@ def task_template(project: "Project", task: str, template: "str | Template | Non
 def _opened(project: "Project", spec: "ModelSpec", backend: "Backend | None"):
     if backend is not None:
         return contextlib.nullcontext(backend)
-    from workbench.models.registry import open_backend
+    from workbench.models.catalog import open_backend
 
     return open_backend(spec, project)
 
@@ -138,7 +138,7 @@ def passage_units(project: "Project", run: Run[TaskConfig]) -> list[Unit]:
 
 def resume_run(project: "Project", run_id: int, state: TaskState | None = None, retry_failed: bool = False) -> JobReport:
     """Continue (or retry the failures of) a year or narrative-time run from what its row recorded."""
-    from workbench.models.registry import get_model, open_backend
+    from workbench.models.catalog import get_model, open_backend
 
     run = get_run(project, run_id)
     if run.config.imported_from:

@@ -1,4 +1,4 @@
-"""The Probes page's tab of the paper's tables: models side by side per book (and the people who did the name
+"""The Name cloze page's tab of the paper's tables: models side by side per book (and the people who did the name
 cloze), top N and years, the most-frequent-name baseline, and the export through the registry."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import csv
 import pytest
 
 from tests.fixtures.cloze_books import write_gpt4books
-from ui.probes.page import ProbesPage
+from ui.cloze.page import ClozePage
 from workbench.annotation.session import open_session
 from workbench.corpus.library import update_book
 from workbench.probes.cloze.gpt4books import import_gpt4books
@@ -51,7 +51,7 @@ def headers(table) -> list[str]:
 
 def test_the_tab_shows_models_side_by_side_with_people_and_the_baseline(qtbot, shown_page, published, messages,
                                                                         tmp_path):
-    page = shown_page(ProbesPage, published, size=(1300, 850))
+    page = shown_page(ClozePage, published, size=(1300, 850))
     tab = page.models_tab
     page.results.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=WAIT_MS)
@@ -86,7 +86,7 @@ def test_the_tab_shows_models_side_by_side_with_people_and_the_baseline(qtbot, s
 
 
 def test_closing_the_project_empties_the_tab(qtbot, shown_page, published):
-    page = shown_page(ProbesPage, published, size=(1300, 850))
+    page = shown_page(ClozePage, published, size=(1300, 850))
     tab = page.models_tab
     page.results.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=WAIT_MS)
@@ -107,7 +107,7 @@ def test_the_window_closes_with_the_tab_shown(qtbot, published, tmp_path):
     window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(window)
     assert window.open_project(path)
-    page = window.show_page("probes")
+    page = window.show_page("cloze")
     tab = page.models_tab
     page.results.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=WAIT_MS)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QMenu
 
 from ui import dialogs
 from ui.background import Operation
-from ui.charts.passages_dialog import PassagesDialog
+from ui.cloze.passages_dialog import PassagesDialog
 from ui.widgets.chart_controls import ChartControls
 from ui.widgets.chart_view import ChartView
 from ui.widgets.figure_file import ask_figure_path
@@ -37,7 +37,7 @@ TABLES = {
     "cloze-book-accuracy": "Accuracy per book (CSV)…",
 }
 CSV_FILES = "CSV tables (*.csv)"
-NO_RESULTS = ("No name-cloze results yet. Run the probe on the Probes page, or import published results there; "
+NO_RESULTS = ("No name-cloze results yet. Run the probe on the Name cloze page, or import published results there; "
               "the charts appear here.")
 HOVER_HINT = "Hover over a point to see its book; click it to read the passages and the model's answers."
 

@@ -1,4 +1,4 @@
-"""The results side of the Probes page: accuracy per book (filled in live) and the name-cloze runs.
+"""The results side of the Name cloze page: accuracy per book (filled in live) and the name-cloze runs.
 
 The accuracy table shows ``workbench.probes.cloze.analysis.book_accuracy``; the runs table
 ``workbench.probes.cloze.overview.cloze_runs``, with Continue and Retry failed for a chosen run.

@@ -1,4 +1,4 @@
-"""The Probes page: the name-cloze memorization probe, from books to per-book accuracy.
+"""The Name cloze page: the name-cloze memorization probe, from books to per-book accuracy.
 
 1. Tick books (or tick by tag) and extract passages with one hidden name (in the background).
 2. Tick models, choose the kind of run, the prompt template and its settings; API models show what
@@ -26,16 +26,16 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs, wording
 from ui.background import Operation
-from ui.probes.books_chooser import BooksChooser
-from ui.probes.models_tab import ModelsTableTab
-from ui.probes.results import ResultsPanel
-from ui.probes.run_settings import RunSettings
-from ui.probes.template_dialog import TemplateDialog
+from ui.cloze.books_chooser import BooksChooser
+from ui.cloze.models_tab import ModelsTableTab
+from ui.cloze.results import ResultsPanel
+from ui.cloze.run_settings import RunSettings
+from ui.cloze.template_dialog import TemplateDialog
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from ui.work_op import WorkOp
 from workbench.errors import UserError
-from workbench.models.registry import list_models
+from workbench.models.catalog import list_models
 from workbench.probes.cloze.analysis import BOOK_COLUMNS, book_accuracy
 from workbench.probes.cloze.overview import OVERVIEW_COLUMNS, RUN_COLUMNS, books_overview, cloze_runs
 from workbench.probes.cloze.plan import CHANGES, RETRY_ON_PAGE, ModelStarted, ProbePlan, plan_work, prompt_preview
@@ -68,7 +68,7 @@ def extraction_workers(books: int) -> int:
     return max(1, min(books, (os.cpu_count() or 1) - 1, 4))
 
 
-class ProbesPage(Page, OneOperation):
+class ClozePage(Page, OneOperation):
     def __init__(self, ops, parent=None):
         super().__init__(ops, parent)
         self.work = ops.slot(self)  # extracting, estimating, running, importing: one at a time

@@ -1,4 +1,4 @@
-"""The run side of the Probes page: which models, which kind of run, the prompt and its settings.
+"""The run side of the Name cloze page: which models, which kind of run, the prompt and its settings.
 
 Produces a ``workbench.probes.cloze.plan.ProbePlan``; the page estimates its cost and runs it.
 """
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.models.registry import ModelSpec, choice_text
+from workbench.models.catalog import ModelSpec, choice_text
 from workbench.probes.cloze.plan import GENERATING_KINDS, KINDS, TEMPLATED_KINDS, ProbePlan
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
 from workbench.probes.cloze.run import DEFAULT_MAX_TOKENS

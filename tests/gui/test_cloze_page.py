@@ -1,4 +1,4 @@
-"""The Probes page, driven as a scholar would: extract passages, run a tiny local model, see per-book
+"""The Name cloze page, driven as a scholar would: extract passages, run a tiny local model, see per-book
 accuracy; API models show their cost and ask first; answers appear while a run goes; Cancel keeps what
 finished and Continue finishes it; templates are edited into new versions; published results import."""
 
@@ -10,12 +10,12 @@ from PySide6.QtCore import Qt
 from tests.fixtures.cloze_books import SHORT_TEMPLATE, write_book, write_gpt4books
 from tests.fixtures.fault_proxy import Fault
 from ui.background import BackgroundOps
-from ui.probes.books_chooser import BOOK, FLAG, IMPORTED, PASSAGES, TAGS
-from ui.probes.page import ProbesPage
+from ui.cloze.books_chooser import BOOK, FLAG, IMPORTED, PASSAGES, TAGS
+from ui.cloze.page import ClozePage
 from workbench.corpus.importer import import_paths
 from workbench.corpus.library import set_tags
+from workbench.models.catalog import ModelSpec, add_model
 from workbench.models.prices import set_price
-from workbench.models.registry import ModelSpec, add_model
 from workbench.probes.cloze.extract import extract_books
 from workbench.probes.cloze.rules import project_settings
 from workbench.prompt_templates import save_template
@@ -40,7 +40,7 @@ def library(project, tmp_path):
 
 @pytest.fixture
 def page(shown_page, library, messages):
-    return shown_page(ProbesPage, library[0])
+    return shown_page(ClozePage, library[0])
 
 
 def wait_idle(qtbot, page):
@@ -110,7 +110,7 @@ def test_extracting_and_running_a_tiny_local_model_from_the_page(qtbot, page, li
 
     # the page opens again as it was last used (the choices are kept in the project)
     again_ops = BackgroundOps()
-    again = ProbesPage(again_ops)
+    again = ClozePage(again_ops)
     qtbot.addWidget(again)
     again.set_project(project)
     assert again.settings.checked_models() == ["tiny-base"] and again.settings.template.currentData() == "short"
@@ -403,7 +403,7 @@ def test_the_page_fits_a_laptop_window_even_with_a_message_shown(qtbot, library,
 
     project, _ = library
     ops = BackgroundOps()
-    page = ProbesPage(ops)
+    page = ClozePage(ops)
     area = _scrollable(page)
     qtbot.addWidget(area)
     area.resize(1024 - NAV_WIDTH, 640)

@@ -1,4 +1,4 @@
-"""The Probes page's tab of the paper's tables: several models side by side per book (with the people who did the
+"""The Name cloze page's tab of the paper's tables: several models side by side per book (with the people who did the
 name cloze, when asked), and the most-frequent-name baseline.
 
 Everything is read by ``workbench.probes.cloze.models_table.paper_tables`` on a worker (this tab only chooses

@@ -1,4 +1,4 @@
-"""The books side of the Probes page: tick books (one by one or by tag), see their passages, extract.
+"""The books side of the Name cloze page: tick books (one by one or by tag), see their passages, extract.
 
 Shows ``workbench.probes.cloze.overview.books_overview``: per book its extracted passages, the
 candidates extraction found, and the flag for books with fewer passages than asked for.
