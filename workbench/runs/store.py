@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import pandas as pd
@@ -301,6 +302,33 @@ def responses(project: "Project", run_ids: Sequence[int], *, ok_only: bool = Tru
     else:  # the rows as they come (pandas' reader converts every column, text included, a second time)
         frame = pd.DataFrame(project.db.execute(sql, args).fetchall() or None, columns=wanted)
     return frame.drop_duplicates(["item_id", "sample"], keep="first").reset_index(drop=True)
+
+
+#: answers' JSON texts parsed per call of ``parse_json_texts``: one call for 57,000 holds the interpreter lock for
+#: half a second, and the window (whose thread needs that lock to paint) freezes as long
+PARSE_CHUNK = 2_000
+
+
+def parse_json_texts(texts: Sequence[str | None]) -> list[Any]:
+    """Each of ``texts`` (JSON, or None / "" for none) parsed: a chunk of them per ``json.loads`` of a joined
+    array (fast), the lock let go between chunks; a chunk holding a damaged text is read one by one (that text:
+    None)."""
+    parsed: list[Any] = []
+    for start in range(0, len(texts), PARSE_CHUNK):
+        chunk = texts[start : start + PARSE_CHUNK]
+        try:
+            parsed.extend(json.loads("[" + ",".join(t if type(t) is str and t else "null" for t in chunk) + "]"))
+        except ValueError:
+            parsed.extend(_parsed_or_none(t) for t in chunk)
+        time.sleep(0)  # let the window's thread take the lock between chunks
+    return parsed
+
+
+def _parsed_or_none(text: str | None) -> Any:
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
 
 
 # ---------------------------------------------------------------------------------------------- changing runs

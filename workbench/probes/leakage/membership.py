@@ -46,6 +46,7 @@ from workbench.probes.leakage.kinds import MEMBERSHIP_KIND as KIND
 from workbench.probes.leakage.runs import open_model, responses, run_on_model
 from workbench.probes.leakage.statistics import clustered_roc_auc, roc_auc
 from workbench.progress import TaskState
+from workbench.runs import parse_json_texts
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
@@ -120,8 +121,8 @@ def stored_scores(raws: Sequence[str], texts: Sequence[str], k_percent: float = 
 def _read_stored(extras: Sequence[str | None], k_percent: float | None) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The stored scores of answers (``extras``: their ``extra`` JSON) as columns, and which answers have them
     (of this derivation, and for ``k_percent`` unless None: a reader of the log-perplexity alone takes any k).
-    The extras are parsed in one call, not one each."""
-    parsed = json.loads("[" + ",".join(e or "null" for e in extras) + "]")
+    The extras are parsed a chunk at a time, not one each (nor all in one call: that froze the window)."""
+    parsed = parse_json_texts(extras)
     found = [p.get(STORED) if isinstance(p, dict) else None for p in parsed]
     ok = np.fromiter(((isinstance(f, dict) and f.get("derivation") == DERIVATION
                        and (k_percent is None or f.get("k_percent") == float(k_percent))) for f in found),

@@ -37,6 +37,7 @@ import numpy as np
 
 from workbench.probes.leakage.chance import BACKGROUND, CHANCE_LEVEL, PRIOR, ChanceModel, chance_of_occurring
 from workbench.probes.leakage.wordlevel import count_words
+from workbench.runs import parse_json_texts
 
 SUFFIX, IDS, NGRAM = '"suffix_lengths": [', '"ids": [', '"ngram": ['
 #: answers parsed and scored together: fewer steps for short answers, bounded memory for long ones
@@ -326,10 +327,7 @@ def stored_columns(extras: Sequence[str | None], *, version: int, kind: str, ord
     ``"derived"``: ``stored`` and the settings they were derived under), and the places of the answers whose
     numbers were not derived under these settings by this ``version`` (their values in the columns are
     placeholders, for the caller to replace)."""
-    try:
-        parsed = json.loads("[" + ",".join(text if type(text) is str and text else "null" for text in extras) + "]")
-    except ValueError:  # a damaged text: the others are still read
-        parsed = [_parsed(text) for text in extras]
+    parsed = parse_json_texts(extras)  # in chunks: one call for 57,000 froze the window for half a second
     rows = [extra.get("derived") if type(extra) is dict else None for extra in parsed]
     del parsed
     needed = {*stored, "version", "model", "order", "prior"}
@@ -355,10 +353,3 @@ def stored_columns(extras: Sequence[str | None], *, version: int, kind: str, ord
         "chance_removed": numbers["chance_removed"], "start": numbers["start"],
     }
     return columns, missing
-
-
-def _parsed(text: str | None) -> Any:
-    try:
-        return json.loads(text) if type(text) is str and text else None
-    except ValueError:
-        return None
