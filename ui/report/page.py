@@ -28,7 +28,8 @@ from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, FrameTable
 from ui.widgets.page import Page
 
-BOOK_COLUMN = 0
+#: the table's first column of a source (after the book, the verdict and the flag)
+SOURCES_FROM = 3
 
 
 def _number(value: Any, measure: str) -> str:
@@ -178,17 +179,12 @@ class ReportPage(Page):
         self.summary.setText(message)
 
     def _rebuild_table(self) -> None:
-        columns = [Column("book", "Book")]
+        # the verdict beside the book (on screen without scrolling), then each source, then what it rests on
+        columns = [Column("book", "Book"), Column("verdict", "Verdict"), Column("disagree", "Flag")]
         columns += [Column(f"{s['key']}_signal", s["label"], compose=source_cell(s),
                            tooltip=f"{s['measure']}. {s['rule']}") for s in self.sources]
-        columns += [Column("verdict", "Verdict"), Column("disagree", "Flag"),
-                    Column("verdict_rests_on", "Rests on", stretch=True)]
-        old = self.table
-        self.table = FrameTable(columns, key="book_id")
-        self.box.replaceWidget(old, self.table)
-        old.setParent(None)
-        old.deleteLater()
-        self._connect_table()
+        columns += [Column("verdict_rests_on", "Rests on", stretch=True)]
+        self.table.set_columns(columns)  # the same widget: one made anew while the window closes can crash PySide
 
     def _connect_table(self) -> None:
         self.table.itemSelectionChanged.connect(self._show_why)
@@ -216,8 +212,8 @@ class ReportPage(Page):
         self.why.setPlainText("\n".join(lines))
 
     def source_at(self, column: int) -> str | None:
-        """The source shown in ``column`` of the table (None: the book, verdict or flag columns)."""
-        index = column - 1
+        """The source shown in ``column`` of the table (None: the book, verdict, flag or rests-on columns)."""
+        index = column - SOURCES_FROM
         return self.sources[index]["key"] if 0 <= index < len(self.sources) else None
 
     def _double_clicked(self, row: int, column: int) -> None:
