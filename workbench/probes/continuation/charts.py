@@ -89,7 +89,6 @@ def draw_ranked(frame: pd.DataFrame, fig: "Figure", **_: Any) -> list[Marks]:
     m, n = int(ordered["match_tokens"].iloc[0]), int(ordered["continue_tokens"].iloc[0])
     ax.set_xlabel(f"extractable share (first {m} of {n} tokens exactly right), 95% Wilson interval")
     ax.legend(fontsize="small", frameon=False, loc="lower right")
-    fig.tight_layout()
     rows = list(ordered.itertuples(index=False))
 
     def text(i: int) -> str:
@@ -157,7 +156,6 @@ def draw_lengths(frame: pd.DataFrame, fig: "Figure", measure: str = "exact_prefi
     ax.set_ylabel("share of passages")
     ax.set_xlim(-1, n + 1)
     ax.legend(fontsize="small", frameon=False)
-    fig.tight_layout()
     return marks
 
 
