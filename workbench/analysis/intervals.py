@@ -7,6 +7,8 @@
   sample (scipy ``bootstrap``, ``method="percentile"``): the sample is drawn with replacement
   ``resamples`` times, the statistic computed on each draw, and the interval is the
   ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the draws (linear interpolation).
+- ``draw_spread(values)``: the 5th and 95th percentiles (inverted CDF, NaNs left out) of a statistic over
+  draws of an arbitrary choice (ties broken at random): the spread reported beside the median draw.
 - ``bootstrap_difference(a, b, statistic)``: the same for ``statistic(a) - statistic(b)`` of two
   independent groups; each group is drawn with replacement on its own (scipy ``paired=False``).
 
@@ -37,6 +39,18 @@ BATCH_VALUES = 2_000_000
 
 Statistic = Callable[..., np.ndarray]
 NO_INTERVAL = (math.nan, math.nan)
+#: the percentiles of a statistic over the draws of an arbitrary choice, reported as its spread
+SPREAD_PERCENTILES = (5, 95)
+
+
+def draw_spread(values) -> tuple[float, float]:
+    """``SPREAD_PERCENTILES`` of ``values`` (NaNs left out; NaN, NaN when none is left)."""
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return NO_INTERVAL
+    low, high = np.percentile(values, SPREAD_PERCENTILES, method="inverted_cdf")
+    return float(low), float(high)
 
 
 def wilson_interval(count, n, confidence: float = CONFIDENCE):

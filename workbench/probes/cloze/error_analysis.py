@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.analysis.intervals import draw_spread
 from workbench.corpus.book_sets import (
     ALL_TIED,
     DEFAULT_DRAWS,
@@ -79,8 +80,6 @@ DRAW_PERMUTATIONS = 1_000
 DEFAULT_SET_SIZES: tuple[int | None, ...] = (None, 500, 100)
 SEEN, UNSEEN = "seen", "unseen"
 ALL_NAMES = "all"  # the set size 'as many as both sides allow', as written in the tables
-#: the spread over draws: these percentiles of o (and of the p-values) over the draws
-SPREAD_PERCENTILES = (5, 95)
 SUMMARY_COLUMNS = ["model", "grouped_by", "groups", "tie_rule", "set_size", "seen_names", "unseen_names", "errors",
                    "in_seen", "in_unseen", "log_odds", "log_odds_p5", "log_odds_p95", "p_value", "p_value_p95",
                    "draws", "permutations", "seed", "seen_books", "unseen_books", "held_out_books", "note"]
@@ -264,15 +263,6 @@ def p_at_least(null_seen: np.ndarray, total: int, in_seen: int, in_unseen: int) 
     return float((1 + extreme.sum()) / (1 + len(null_seen)))
 
 
-def _percentiles(values: np.ndarray) -> tuple[float, float]:
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    if not len(values):
-        return math.nan, math.nan
-    low, high = np.percentile(values, SPREAD_PERCENTILES, method="inverted_cdf")
-    return float(low), float(high)
-
-
 @dataclass
 class _Draw:
     """One construction on one grouping and one draw of the ties."""
@@ -387,8 +377,8 @@ def _summarised(answers: Answers, runs: list[tuple], set_size: int | None, rule:
     drawn = rule == DRAW_TIES
     values = np.array([r[0].log_odds for r in runs], dtype=float)
     draw, p, null, top, bottom, _ = runs[_median_draw(runs) if drawn else 0]
-    low, high = _percentiles(values) if drawn else (draw.log_odds, draw.log_odds)
-    p_high = _percentiles(np.array([r[1] for r in runs]))[1] if drawn else p
+    low, high = draw_spread(values) if drawn else (draw.log_odds, draw.log_odds)
+    p_high = draw_spread(np.array([r[1] for r in runs]))[1] if drawn else p
     books = {"seen": int(top.sum()), "unseen": int(bottom.sum()), "held_out": draw.held_out}
     notes = []
     if not len(draw.seen) or not len(draw.unseen):

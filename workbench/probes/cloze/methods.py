@@ -7,6 +7,7 @@ import json
 import statistics as pystats
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from workbench.analysis.intervals import SPREAD_PERCENTILES
 from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, TIE_RULES
 from workbench.export.methods import MethodsSection, RunFacts, Statistic, number, register_methods, same
 from workbench.probes.cloze import error_analysis, score
@@ -245,7 +246,7 @@ def cloze_statistics() -> list[Statistic]:
                   "(p = (1 + deals at least as extreme) / (1 + deals))",
                   "numpy `multivariate_hypergeometric` (`workbench.probes.cloze.error_analysis`)"),
         Statistic(f"Spread over tie draws ({DEFAULT_DRAWS} seeded draws unless stated, "
-                  f"{error_analysis.SPREAD_PERCENTILES[0]}th-{error_analysis.SPREAD_PERCENTILES[1]}th percentile, inverted CDF)",
+                  f"{SPREAD_PERCENTILES[0]}th-{SPREAD_PERCENTILES[1]}th percentile, inverted CDF)",
                   "for o and its p-value when books tied at a cut and names tied on PMI are drawn at random: the "
                   "draw with the median o is reported with these percentiles of o (log_odds_p5, log_odds_p95) and "
                   f"of p (p_value_p95) over all draws; each draw is tested with {error_analysis.DRAW_PERMUTATIONS:,} deals "

@@ -246,17 +246,27 @@ SCORE = ChartOption("score", "Score", choices=score_choices, default="perplexity
                     tooltip="Which membership score to draw (or every score, as the paper's figure does)")
 
 
-def membership_chart_frame(project: "Project", model: str | None = None, reference: str | None = None,
-                           k: Any = 20, tag: str = "member", score: str | None = None, **_: Any) -> pd.DataFrame:
+def _labelled_scores(project: "Project", model: str | None, reference: str | None, k: Any, tag: str,
+                     verb: str) -> tuple[pd.DataFrame, dict[int, bool]]:
+    """The model's membership scores per passage and the books' member labels, refused (``UserError``, saying
+    why) where no AUC can be computed from them."""
     from workbench.probes.leakage import membership
 
     if not model:
-        raise UserError("Choose the model whose membership scores to draw (model=LABEL).")
+        raise UserError(f"Choose the model whose membership scores to {verb} (model=LABEL).")
     passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
     labels = membership.member_labels(project, tag)
     note = membership.auc_note(passages, labels, model=model, tag=tag)
     if note:
         raise UserError(note)
+    return passages, labels
+
+
+def membership_chart_frame(project: "Project", model: str | None = None, reference: str | None = None,
+                           k: Any = 20, tag: str = "member", score: str | None = None, **_: Any) -> pd.DataFrame:
+    from workbench.probes.leakage import membership
+
+    passages, labels = _labelled_scores(project, model, reference, k, tag, "draw")
     books = membership.per_book(passages, labels)
     books = books[books["member"].isin(["yes", "no"])]
     aucs = membership.auc(books).set_index("score")
@@ -319,13 +329,7 @@ def membership_roc_frame(project: "Project", model: str | None = None, reference
                          k: Any = 20, tag: str = "member", score: str | None = None, **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage import membership
 
-    if not model:
-        raise UserError("Choose the model whose membership scores to draw (model=LABEL).")
-    passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
-    labels = membership.member_labels(project, tag)
-    note = membership.auc_note(passages, labels, model=model, tag=tag)
-    if note:
-        raise UserError(note)
+    passages, labels = _labelled_scores(project, model, reference, k, tag, "draw")
     frame = membership.roc_points(passages, labels)
     frame["model"] = model
     return _one_score(frame, score)
@@ -413,13 +417,7 @@ def _membership_auc_table(project: "Project", model: str | None = None, referenc
                           tag: str = "member", **_: Any) -> pd.DataFrame:
     from workbench.probes.leakage import membership
 
-    if not model:
-        raise UserError("Choose the model whose membership scores to export (model=LABEL).")
-    passages = membership.scores(project, model, reference=reference or None, k_percent=float(k))
-    labels = membership.member_labels(project, tag)
-    note = membership.auc_note(passages, labels, model=model, tag=tag)
-    if note:
-        raise UserError(note)
+    passages, labels = _labelled_scores(project, model, reference, k, tag, "export")
     return membership.auc_table(passages, labels)
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 import pandas as pd
 
+from workbench.analysis.intervals import draw_spread
 from workbench.corpus.book_sets import (
     ALL_TIED,
     DEFAULT_DRAWS,
@@ -45,8 +46,6 @@ TOP, BOTTOM, MIDDLE, ALL, DIFFERENCE = "top", "bottom", "middle", "all", "differ
 SMALL_GROUP = 10  # a group with fewer books (year) or items (narrative time) is flagged: a rough interval
 GROUP_COLUMNS = ["book_id", "book", "accuracy", "n", "group", "tied_at_cut"]
 ACCURACY_TABLE = "cloze-book-accuracy"
-#: the spread over draws: these percentiles (inverted CDF, as in the error analysis)
-SPREAD_PERCENTILES = (5, 95)
 
 
 def cloze_accuracy(project: "Project", by: str) -> pd.DataFrame:
@@ -149,15 +148,6 @@ def tie_notes(cuts: Cuts) -> dict[str, str]:
     return cuts.notes()
 
 
-def _percentiles(values: np.ndarray) -> tuple[float, float]:
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    if not len(values):
-        return math.nan, math.nan
-    low, high = np.percentile(values, SPREAD_PERCENTILES, method="inverted_cdf")
-    return float(low), float(high)
-
-
 @dataclass
 class Spread:
     """A statistic per group (top, bottom, difference) over the draws: the median draw's value is reported, and
@@ -184,7 +174,7 @@ def over_draws(frame: pd.DataFrame, cuts: Cuts, statistic: Callable[[pd.DataFram
     differences = np.array([v.get(DIFFERENCE, math.nan) for v in values], dtype=float)
     order = np.argsort(np.where(np.isnan(differences), np.inf, differences), kind="stable")
     median = int(order[(len(order) - 1) // 2])
-    spreads = {key: _percentiles(np.array([v[key] for v in values], dtype=float)) for key in keys}
+    spreads = {key: draw_spread(np.array([v[key] for v in values], dtype=float)) for key in keys}
     spread = Spread(len(values), median, {k: s[0] for k, s in spreads.items()}, {k: s[1] for k, s in spreads.items()})
     return with_groups(frame, cuts.frame(median)), spread
 

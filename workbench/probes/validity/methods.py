@@ -6,12 +6,12 @@ import inspect
 import json
 from typing import TYPE_CHECKING, Any
 
-from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, CONFIDENCE
+from workbench.analysis.intervals import BOOTSTRAP_RESAMPLES, CONFIDENCE, SPREAD_PERCENTILES
 from workbench.analysis.permutation import PERMUTATION_RESAMPLES
 from workbench.corpus.book_sets import ALL_TIED, DEFAULT_DRAWS, DRAW_TIES, GROUP_FRACTIONS, TIE_RULES
 from workbench.export.methods import MethodsSection, RunFacts, Statistic, register_methods
 from workbench.probes.validity import NARRATIVE_TIME, YEAR
-from workbench.probes.validity.groups import SMALL_GROUP, SPREAD_PERCENTILES
+from workbench.probes.validity.groups import SMALL_GROUP
 from workbench.probes.validity.kinds import RUN_KINDS
 from workbench.probes.validity.parsers import DEFAULT_SPANS, SPAN_RULES, YEAR_RANGE
 from workbench.probes.validity.passages import TRIES_PER_PASSAGE, WORD_TOLERANCE
