@@ -209,3 +209,23 @@ def tie_note(end: str, *, members: int, nominal: int, tied: int, block: int, rul
                 f"{what}, not {nominal}")
     return (f"{tied} of the {block} {what} tied at the {end} cut{at} were drawn at random for each draw; the spread "
             "over the draws shows how much that choice moves the result")
+
+
+# ---------------------------------------------------------------------------------------------- members
+#: the book tag saying whether a book is known to be in a model's training data (member=yes / member=no)
+MEMBER_TAG = "member"
+MEMBER_YES = {"yes", "y", "true", "1", "member", "in"}
+MEMBER_NO = {"no", "n", "false", "0", "non-member", "nonmember", "out"}
+
+
+def member_labels(project: "Project", tag: str = MEMBER_TAG) -> dict[int, bool]:
+    """Books tagged as known members (True) or non-members (False) of a model's training data; other values are
+    left out."""
+    labels = {}
+    for book_id, value in project.db.execute("SELECT book_id, value FROM book_tags WHERE key = ?", [tag]).fetchall():
+        value = (value or "").strip().lower()
+        if value in MEMBER_YES:
+            labels[int(book_id)] = True
+        elif value in MEMBER_NO:
+            labels[int(book_id)] = False
+    return labels

@@ -257,6 +257,25 @@ def list_models(project: "Project") -> list[ModelSpec]:
     return [_row_to_spec(row, tags.get(row[0], {})) for row in rows]
 
 
+#: a model's tag holding the last year of its training data
+CUTOFF_TAG = "cutoff"
+
+
+def training_cutoff(project: "Project", model: str, cutoff_year: int | None = None) -> tuple[int | None, str]:
+    """The training cutoff year used for ``model`` and where it comes from: ``cutoff_year`` when given, else the
+    model's tag ``cutoff=YEAR`` (Models page), else none."""
+    if cutoff_year is not None:
+        return int(cutoff_year), "given"
+    tagged = (get_model(project, model).tags or {}).get(CUTOFF_TAG, "").strip()
+    if not tagged:
+        return None, ""
+    try:
+        return int(tagged), f"the model's tag {CUTOFF_TAG}={tagged}"
+    except ValueError:
+        raise UserError(f"The model '{model}' has the tag {CUTOFF_TAG}={tagged}, which is not a year. Write the last "
+                        "year of its training data, such as 2023 (Models page).") from None
+
+
 def get_model(project: "Project", label_or_id: str | int) -> ModelSpec:
     if isinstance(label_or_id, int):
         row = project.db.execute(f"SELECT {_COLUMNS} FROM models WHERE id = ?", [label_or_id]).fetchone()

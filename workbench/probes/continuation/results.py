@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.analysis.intervals import wilson_interval
+from workbench.corpus.book_sets import member_labels
 from workbench.errors import UserError
 from workbench.probes.continuation import score
 from workbench.probes.continuation.kinds import CONTINUATION_KIND, ContinuationConfig
@@ -34,10 +35,6 @@ from workbench.runs import Run, responses, runs
 if TYPE_CHECKING:
     from workbench.project import Project
 
-MEMBER_TAG = "member"
-CUTOFF_TAG = "cutoff"
-_YES = {"yes", "y", "true", "1", "member", "in"}
-_NO = {"no", "n", "false", "0", "non-member", "nonmember", "out"}
 
 PASSAGE_COLUMNS = ["passage_id", "book_id", "position", "start_char", "prefix_end", "end_char", "answer_tokens",
                    "exact_prefix", "longest_common", "common_at_answer", "common_at_truth", "edit_similarity",
@@ -127,30 +124,11 @@ def _match_tokens(match_tokens: int | None, setting: Setting) -> int:
     return int(match_tokens)
 
 
-def member_labels(project: "Project", tag: str = MEMBER_TAG) -> dict[int, bool]:
-    """Books tagged members (True) or not members (False) of the model's training data."""
-    labels = {}
-    for book_id, value in project.db.execute("SELECT book_id, value FROM book_tags WHERE key = ?", [tag]).fetchall():
-        value = (value or "").strip().lower()
-        if value in _YES:
-            labels[int(book_id)] = True
-        elif value in _NO:
-            labels[int(book_id)] = False
-    return labels
-
-
 def model_cutoff(project: "Project", model: str, cutoff_year: int | None = None) -> int | None:
     """The last year of the model's training data: ``cutoff_year`` if given, else its tag ``cutoff=YEAR``."""
-    from workbench.models.catalog import get_model
+    from workbench.models.catalog import training_cutoff
 
-    if cutoff_year is not None:
-        return int(cutoff_year)
-    tagged = (get_model(project, model).tags or {}).get(CUTOFF_TAG, "").strip()
-    try:
-        return int(tagged) if tagged else None
-    except ValueError:
-        raise UserError(f"The model '{model}' has the tag {CUTOFF_TAG}={tagged}, which is not a year. Write the last "
-                        "year of its training data, such as 2023 (Models page).") from None
+    return training_cutoff(project, model, cutoff_year)[0]
 
 
 def unseen_books(project: "Project", book_ids: Sequence[int], model: str,

@@ -34,10 +34,11 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
+from workbench.corpus.book_sets import member_labels
 from workbench.errors import UserError
 from workbench.jobs import JobReport, Unit, find_or_create_run, get_run, run_job
 from workbench.models.base import GenerationParams, prompt_request
-from workbench.models.catalog import get_model, runnable_model
+from workbench.models.catalog import CUTOFF_TAG, get_model, runnable_model, training_cutoff
 from workbench.probes.leakage import decop_scores
 from workbench.probes.leakage import passages as passage_store
 from workbench.probes.leakage.kinds import PARAPHRASE_KIND, PARAPHRASES, QUIZ_KIND
@@ -56,7 +57,6 @@ ORDER_CHOICES = (4, 8, 12, 16, 20, 24)
 DEFAULT_ORDERS = 24
 LETTERS = "ABCD"
 PARAPHRASE_MAX_TOKENS, QUIZ_MAX_TOKENS = 400, 4
-CUTOFF_TAG = "cutoff"  # a model's tag holding the last year of its training data
 UNKNOWN_AUTHOR, UNKNOWN_TITLE = "an unknown author", "an untitled book"
 ACCURACY_COLUMNS = decop_scores.BOOK_COLUMNS
 CHANCE = decop_scores.CHANCE
@@ -549,18 +549,8 @@ def _passage_orders(seed: int, item: int, orders: int, rng: random.Random | None
 
 
 def model_cutoff(project: "Project", model: str, cutoff_year: int | None = None) -> tuple[int | None, str]:
-    """The training cutoff year used for ``model`` and where it comes from: ``cutoff_year`` when given, else the
-    model's tag ``cutoff=YEAR`` (Models page), else none."""
-    if cutoff_year is not None:
-        return int(cutoff_year), "given"
-    tagged = (get_model(project, model).tags or {}).get(CUTOFF_TAG, "").strip()
-    if not tagged:
-        return None, ""
-    try:
-        return int(tagged), f"the model's tag {CUTOFF_TAG}={tagged}"
-    except ValueError:
-        raise UserError(f"The model '{model}' has the tag {CUTOFF_TAG}={tagged}, which is not a year. Write the last "
-                        "year of its training data, such as 2023 (Models page).") from None
+    """The training cutoff year used for ``model`` and where it comes from (``models.catalog.training_cutoff``)."""
+    return training_cutoff(project, model, cutoff_year)
 
 
 def _tested(project: "Project", model: str | None) -> list[str]:
@@ -577,7 +567,6 @@ def accuracy_frame(project: "Project", model: str | None = None, *, cutoff_year:
     its Wilson interval over passages and the passage-level test against chance (25%), and whether the book
     is suspect or clean (``decop_scores``)."""
     from workbench.corpus.library import books_frame
-    from workbench.probes.leakage.membership import member_labels
 
     books, members = books_frame(project), member_labels(project, tag)
     frames = []

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.corpus.book_sets import MEMBER_TAG, member_labels  # noqa: F401 (the probe reads them here)
 from workbench.jobs import JobReport, Outcome, Unit, find_or_create_run, get_run
 from workbench.models.base import Failure
 from workbench.probes.leakage import passages as passage_store
@@ -59,9 +60,6 @@ REFERENCE_SCORES = ("ref_ratio", "ref_diff")
 #: +1 where a higher score points to a member, -1 where a lower one does
 DIRECTION = {"perplexity": -1, "zlib_ratio": -1, "min_k": 1, "min_k_pp": 1, "ref_ratio": -1, "ref_diff": -1}
 UNITS = ("book", "passage")
-MEMBER_TAG = "member"
-YES = {"yes", "y", "true", "1", "member", "in"}
-NO = {"no", "n", "false", "0", "non-member", "nonmember", "out"}
 PASSAGE_COLUMNS = ["book", "passage_id", "tokens", *SCORES, "book_id", "item_id", "model", "reference"]
 
 
@@ -309,18 +307,6 @@ def _lowest_means(values: np.ndarray, answer: np.ndarray, count: np.ndarray, k_p
     low = rank < keep[answer[order]]
     with np.errstate(all="ignore"):
         return np.bincount(answer[order][low], weights=values[order][low], minlength=count.size) / keep
-
-
-def member_labels(project: "Project", tag: str = MEMBER_TAG) -> dict[int, bool]:
-    """Books tagged as known members (True) or non-members (False); other values are left out."""
-    labels = {}
-    for book_id, value in project.db.execute("SELECT book_id, value FROM book_tags WHERE key = ?", [tag]).fetchall():
-        value = (value or "").strip().lower()
-        if value in YES:
-            labels[int(book_id)] = True
-        elif value in NO:
-            labels[int(book_id)] = False
-    return labels
 
 
 def per_book(frame: pd.DataFrame, labels: dict[int, bool] | None = None) -> pd.DataFrame:
