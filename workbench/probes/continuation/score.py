@@ -38,24 +38,10 @@ def longest_common(answer: Sequence, truth: Sequence) -> tuple[int, int, int]:
 
 
 def edit_distance(answer: Sequence, truth: Sequence) -> int:
-    """Levenshtein distance between two token sequences (one row of the table at a time)."""
-    a, t = list(answer), list(truth)
-    if not a:
-        return len(t)
-    if not t:
-        return len(a)
-    previous = np.arange(len(t) + 1)
-    for i, token in enumerate(a, start=1):
-        current = np.empty_like(previous)
-        current[0] = i
-        differs = np.array([token != other for other in t], dtype=np.int64)
-        substitute = previous[:-1] + differs
-        delete = previous[1:] + 1
-        best = np.minimum(substitute, delete)
-        for j in range(1, len(t) + 1):  # insertions depend on the cell to the left
-            current[j] = min(best[j - 1], current[j - 1] + 1)
-        previous = current
-    return int(previous[-1])
+    """Levenshtein distance between two token sequences (rapidfuzz, on the tokens as items)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return int(Levenshtein.distance(list(answer), list(truth)))
 
 
 def edit_similarity(answer: Sequence, truth: Sequence) -> float:
