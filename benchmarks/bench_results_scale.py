@@ -60,6 +60,7 @@ GOAL_RATIO = 3.0
 GOAL_MB = 1024.0
 STALL_GOAL_MS = 100.0
 FIRST_PAINT = "the page first drawn, without a project"
+LIBRARIES_LOADED = "the chart and statistics libraries loaded, as the app does at start"
 DISTINCT = 64  # distinct answers queried or made up, repeated over the passages
 WORDS = ("the", "lamp", "harbour", "letter", "coach", "window", "winter", "road", "mill", "bells", "garden", "door",
          "night", "morning", "river", "house", "she", "he", "said", "came", "went", "looked", "at", "by", "and", "of")
@@ -250,7 +251,7 @@ def overlap_old_project(folder: Path, rows: int) -> Built:
     ids, texts = _leakage_passages(project, _books(project), rows)
     _overlap_answers(project, lit, ids, texts, derived=False)
     return Built(project, lambda: overlap.overlap_frame(project, "lit"), *_kind_sql(overlap.KIND),
-                 stored="without derived numbers: each answer derived as it is read")
+                 stored="without derived numbers: the first read derives them and keeps them with the answers (the upgrade, first_read_s), later reads take them from there")
 
 
 def _membership_answers(project, ids: list[int], texts: list[str], labels: tuple[str, ...], kept: bool) -> None:
@@ -280,7 +281,7 @@ def membership_old_project(folder: Path, rows: int) -> Built:
     _membership_answers(project, ids, texts, ("m", "ref"), kept=False)
     sql = "SELECT x.* FROM responses x JOIN runs r ON r.id = x.run_id WHERE r.kind = ?"
     return Built(project, lambda: membership.scores(project, "m", reference="ref"), sql, [membership.KIND], models=2,
-                 passages=rows, stored="token values only (answers stored before their scores were kept)")
+                 passages=rows, stored="token values only (answers stored before their scores were kept): the first read scores them and keeps the scores with the answers (the upgrade, first_read_s), later reads take them from there")
 
 
 def leakage_frames(project) -> list[tuple[str, Built]]:
@@ -430,9 +431,9 @@ def _peak_mb(fn: Callable[[], Any]) -> float:
 
 
 def measure(name: str, built: Built, rounds: int) -> dict[str, Any]:
-    frame = built.read()  # left out of the timing: the first read imports what it needs
+    first_s = _cpu(built.read)  # left out of the ratio: the first read imports what it needs (and, for answers
+    # stored before their numbers were kept, works them out and keeps them: the upgrade, reported on its own)
     answers = len(built.read_sql())
-    del frame
     reads, baselines = [], []
     for _ in range(rounds):
         reads.append(_cpu(built.read))
@@ -443,7 +444,7 @@ def measure(name: str, built: Built, rounds: int) -> dict[str, Any]:
     return line(f"results_scale_{name}", ratio, "x read_sql", f"<= {GOAL_RATIO:g}x read_sql, <= {GOAL_MB:g} MB",
                 ratio <= GOAL_RATIO and peak <= GOAL_MB, answers=answers, frame_s=round(read_s, 3),
                 read_sql_s=round(sql_s, 3), peak_mb=round(peak, 1), memory="tracemalloc peak of one read",
-                **built.facts)
+                first_read_s=round(first_s, 3), **built.facts)
 
 
 def leakage_page_stall(path: Path) -> dict[str, Any]:
@@ -451,7 +452,9 @@ def leakage_page_stall(path: Path) -> dict[str, Any]:
     from benchmarks.bench_gui_stall import StallMeter, run_step, settle
     from ui.background import BackgroundOps
     from ui.leakage.page import LeakagePage
+    from ui.main_thread_gc import freeze_libraries_once
     from workbench import Project
+    from workbench.export.libraries import load_libraries
 
     ops = BackgroundOps()
     page = LeakagePage(ops)
@@ -464,6 +467,9 @@ def leakage_page_stall(path: Path) -> dict[str, Any]:
     meter.start()
     try:
         settle(meter, FIRST_PAINT, 0.5)  # the page's first painting, before any project: not what this measures
+        # as the app's window does when it starts: the chart and statistics libraries loaded on a worker
+        run_step(meter, LIBRARIES_LOADED, lambda: ops.run(load_libraries, background_read=True,
+                                                          on_done=lambda _: freeze_libraries_once(again=True)), idle)
         run_step(meter, "the page opened", lambda: (page.set_project(project), page.on_shown()), idle)
         settle(meter, "the page opened", 0.2)
         for index in range(1, page.tabs.count()):

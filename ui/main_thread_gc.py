@@ -18,6 +18,7 @@ first full collection is made when the collector starts, before the window shows
 from __future__ import annotations
 
 import gc
+import sys
 import time
 from typing import Callable
 
@@ -79,3 +80,20 @@ class MainThreadGarbageCollector(QObject):
         gc.unfreeze()
         if self._was_enabled:
             gc.enable()
+
+
+_LIBRARIES_FROZEN = False
+
+
+def freeze_libraries_once(again: bool = False) -> None:
+    """On the window's thread, once the libraries of charts and statistics are loaded (on a worker: at start,
+    ``ui.main_window``, or by the first chart drawn): matplotlib, 44,000 objects, and scipy and statsmodels,
+    80,000 more, live as long as the program, so they are moved out of the cycle collector's sight at once
+    (``gc.freeze``, as the collector does after each full collection): else the next full collection looks at
+    them all while the window waits (130-190 ms on a busy laptop). What it freezes that is garbage after all
+    waits for the collector's periodic full scan. ``again``: freeze once more (the loading at start, finished
+    after a first chart froze what was loaded by then)."""
+    global _LIBRARIES_FROZEN
+    if (again or not _LIBRARIES_FROZEN) and "matplotlib" in sys.modules and not gc.isenabled():
+        gc.freeze()
+        _LIBRARIES_FROZEN = True

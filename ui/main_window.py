@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +25,15 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.background import BackgroundOps
+from ui.main_thread_gc import freeze_libraries_once
 from ui.welcome import WelcomePanel
 from ui.widgets.page import Page
 from workbench import parts
 from workbench.errors import UserError
+from workbench.export.libraries import load_libraries
 from workbench.project import SUFFIX, Project, with_project_suffix
+
+log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
 NAV_WIDTH = 150  # narrow enough to leave the pages room on a 1024-pixel laptop screen
@@ -139,6 +144,16 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         self._update_title()
+        # loaded now, while the window is new, not by the first chart or statistic a page asks for
+        self.ops.run(load_libraries, label="Loading the chart and statistics libraries", background_read=True,
+                     on_done=self._libraries_loaded, on_error=self._libraries_failed)
+
+    def _libraries_loaded(self, _names: list[str]) -> None:
+        freeze_libraries_once(again=True)
+
+    def _libraries_failed(self, message: str, details: str) -> None:
+        log.warning("The chart and statistics libraries could not be loaded at start (each page will load what "
+                    "it needs): %s\n%s", message, details)
 
     # ------------------------------------------------------------------ menus
     def _build_menus(self) -> None:

@@ -311,3 +311,36 @@ def test_scores_kept_with_each_answer_read_back_as_computed_afresh(scoring_model
         alone = membership.passage_scores(json.loads(raw), texts[item])
         for score in ("perplexity", "zlib_ratio", "min_k", "min_k_pp"):
             assert one.loc[item, score] == pytest.approx(alone[score], rel=1e-12, nan_ok=True), score
+
+
+def test_the_first_read_of_answers_stored_before_keeps_their_scores_as_the_run_keeps_them(scoring_models,
+                                                                                           passages_file):
+    """A project written before scores were kept: its first read works them out and keeps them beside each answer
+    (NaN included), exactly as a run keeps them; the next read takes them from there, not from the answers."""
+    import json
+
+    import pandas as pd
+
+    project = scoring_models
+    membership.run_membership(project, "tiny", str(passages_file), reference="tiny-ref")
+    rowid, _, raw, _ = _membership_rows(project)[0]
+    values = json.loads(raw)
+    values["logprobs"][3] = math.nan  # one answer with a NaN among its values
+    project.db.execute("UPDATE responses SET raw = ? WHERE rowid = ?", [json.dumps(values), rowid])
+    project.db.execute("UPDATE responses SET extra = NULL")
+    by_run = membership.scores(project, "tiny", reference="tiny-ref")  # worked out now (nothing kept yet)
+    project.db.execute("UPDATE responses SET extra = NULL")
+    first = membership.scores(project, "tiny", reference="tiny-ref")
+    pd.testing.assert_frame_equal(first, by_run, check_exact=True)
+    rows = _membership_rows(project)
+    from workbench.probes.leakage.passages import passages_frame
+
+    texts = dict(zip(*[passages_frame(project, [r[1] for r in rows])[c] for c in ("passage_id", "text")]))
+    assert all(extra is not None for *_, extra in rows)  # the model's and the reference's (read for its
+    for _, item, raw, extra in rows:  # log-perplexity alone: its passages are read for their zlib size)
+        if extra is not None:
+            kept, as_run = json.loads(extra), membership.stored_scores([raw], [texts[item]])[0]
+            assert json.dumps(kept, sort_keys=True) == json.dumps(as_run, sort_keys=True)  # NaN written alike
+    assert any(math.isnan(json.loads(extra)[membership.STORED]["perplexity"]) for _, _, _, extra in rows if extra)
+    project.db.execute("UPDATE responses SET raw = '{}' WHERE extra IS NOT NULL")  # next read: from what was kept
+    pd.testing.assert_frame_equal(membership.scores(project, "tiny", reference="tiny-ref"), by_run, check_exact=True)

@@ -252,3 +252,51 @@ def test_answers_without_stored_numbers_or_of_other_settings_are_derived_as_befo
     placed = overlap.overlap_frame(mini_corpus, "mini", positions=True)
     assert placed[COLUMNS].equals(mixed)
     assert placed["suffix_lengths"].str.len().gt(0).all()
+
+
+def test_the_first_read_of_answers_stored_before_keeps_their_numbers_so_later_reads_take_them(
+        mini_corpus, with_no_overlap):
+    overlap.run_overlap(mini_corpus, "mini", str(with_no_overlap))
+    as_stored = overlap.overlap_frame(mini_corpus, "mini")
+    kept = {item: extra for item, _, extra in _stored(mini_corpus)}
+    with mini_corpus.db.transaction():  # as a project written by an earlier release holds them
+        mini_corpus.db.execute("UPDATE responses SET extra = NULL")
+    first = overlap.overlap_frame(mini_corpus, "mini")  # derived from the answers, and kept with them
+    for item, _, extra in _stored(mini_corpus):
+        assert json.loads(extra) == json.loads(kept[item]), item  # as the run itself would have kept them
+    # the answers are not read again: what the next read shows comes from the numbers kept by the first
+    with mini_corpus.db.transaction():
+        mini_corpus.db.execute("UPDATE responses SET raw = '{}'")
+    again = overlap.overlap_frame(mini_corpus, "mini")
+    for frame in (first, again):
+        assert list(frame.columns) == list(as_stored.columns)
+        for name in COLUMNS:
+            for a, b in zip(frame[name], as_stored[name]):
+                assert (a is pd.NA and b is pd.NA) or _same(a, b) \
+                    or (isinstance(a, float) and a == pytest.approx(b, rel=1e-12)), name
+
+
+def test_another_order_than_the_stored_one_keeps_nothing(mini_corpus, with_no_overlap):
+    overlap.run_overlap(mini_corpus, "mini", str(with_no_overlap))
+    with mini_corpus.db.transaction():
+        mini_corpus.db.execute("UPDATE responses SET extra = NULL")
+    overlap.overlap_frame(mini_corpus, "mini", order=3)
+    assert all(extra is None for _, _, extra in _stored(mini_corpus))
+
+
+def test_a_read_only_project_written_before_is_read_without_keeping_anything(mini_corpus, with_no_overlap):
+    overlap.run_overlap(mini_corpus, "mini", str(with_no_overlap))
+    expected = overlap.overlap_frame(mini_corpus, "mini")
+    with mini_corpus.db.transaction():
+        mini_corpus.db.execute("UPDATE responses SET extra = NULL")
+    path = mini_corpus.path
+    mini_corpus.close()
+    from workbench import Project
+
+    read_only = Project.open(path, read_only=True)
+    try:
+        shown = overlap.overlap_frame(read_only, "mini")
+        assert shown["longest"].tolist() == expected["longest"].tolist()
+        assert read_only.db.execute("SELECT COUNT(*) FROM responses WHERE extra IS NOT NULL").fetchone()[0] == 0
+    finally:
+        read_only.close()

@@ -15,9 +15,7 @@ screen drawn by the same ``draw``, at the chart's publication size.
 
 from __future__ import annotations
 
-import gc
 import html
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -28,6 +26,7 @@ from PySide6.QtCore import QPoint, QPointF, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from ui.main_thread_gc import freeze_libraries_once
 from workbench.errors import UserError
 
 if TYPE_CHECKING:
@@ -171,22 +170,6 @@ def discard_figure(figure: "Figure", state: Any = None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- on screen
-_LIBRARIES_FROZEN = False
-
-
-def freeze_libraries_once() -> None:
-    """On the window's thread, when the first chart arrives: the libraries its drawing loaded on the worker
-    (matplotlib, 44,000 objects, and the statistics' scipy and statsmodels, 80,000 more) live as long as the
-    program, so they are moved out of the cycle collector's sight at once (``gc.freeze``, as ``ui.main_thread_gc``
-    does after each full collection): else the next full collection looks at them all while the window waits
-    (130-190 ms on a busy laptop). What it freezes that is garbage after all waits for the collector's periodic
-    full scan."""
-    global _LIBRARIES_FROZEN
-    if not _LIBRARIES_FROZEN and "matplotlib" in sys.modules and not gc.isenabled():
-        gc.freeze()
-        _LIBRARIES_FROZEN = True
-
-
 @dataclass
 class Mark:
     """One mark as the view shows it: where (pixels of ``ChartView.canvas``), its hover text and click target."""

@@ -30,6 +30,7 @@ from workbench.runs.store import (
     follow_ups,
     get_run,
     is_active,
+    keep_in_extras,
     latest_run,
     model_run_counts,
     models_with_runs,
@@ -50,7 +51,7 @@ from workbench.runs.store import (
 __all__ = [
     "RESPONSE_COLUMNS", "Resumer", "Run", "RunKind", "Unit", "can_resume", "config_dict", "create_run",
     "declare_run_kind", "declared_kinds", "delete_runs", "find_or_create_run", "follow_ups", "forget_run_kind",
-    "get_run", "is_active", "kind_name", "latest_run", "model_run_counts", "models_with_runs", "optional",
+    "get_run", "is_active", "keep_in_extras", "kind_name", "latest_run", "model_run_counts", "models_with_runs", "optional",
     "parse_json_texts", "refuse_while_running", "responses", "run_counts", "run_ids", "run_kind", "run_record", "running_runs", "runs",
     "runs_frame", "runs_per_model", "set_status", "update_configs",
 ]

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
+import sqlite3
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
@@ -21,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import pandas as pd
 
 from workbench import __version__, run_lock
-from workbench.errors import UserError
+from workbench.errors import ProjectError, UserError
 from workbench.project import now
 from workbench.runs.kinds import RunKind, config_value, kind_string, kind_strings, run_kind, same_value
 from workbench.runs.records import Run
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -332,6 +336,38 @@ def _parsed_or_none(text: str | None) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------- changing runs
+def keep_in_extras(project: "Project", key: str, rows: Sequence[tuple[int, int, int, Any]]) -> bool:
+    """Set ``key`` of the ``extra`` of stored answers: ``rows`` of (run_id, item_id, sample, value). For numbers
+    derived from an answer, kept beside an answer stored before they were (the next read takes them from there
+    instead of deriving them again). Merged here, not by SQLite's JSON functions: an answer's numbers may hold
+    NaN, which Python's JSON writes and SQLite's refuses. False, with nothing written, where the project cannot
+    be written now (read-only, or busy past the wait): they are derived again at the next read."""
+    if not rows:
+        return True
+    db = project.db
+    values = {(int(r), int(i), int(s)): value for r, i, s, value in rows}
+    try:
+        with db.transaction():
+            stored = db.execute(
+                "SELECT run_id, item_id, sample, extra FROM responses WHERE run_id IN (SELECT value FROM json_each(?))"
+                " AND item_id IN (SELECT value FROM json_each(?))",
+                [_ids_json({r for r, _, _ in values}), _ids_json({i for _, i, _ in values})]).fetchall()
+            updates = []
+            for run_id, item_id, sample, extra in stored:
+                value = values.get((run_id, item_id, sample))
+                if value is not None:
+                    merged = _parsed_or_none(extra)
+                    merged = {**(merged if isinstance(merged, dict) else {}), key: value}
+                    updates.append((json.dumps(merged), run_id, item_id, sample))
+            db.conn.executemany("UPDATE responses SET extra = ? WHERE run_id = ? AND item_id = ? AND sample = ?",
+                                updates)
+    except (ProjectError, sqlite3.OperationalError) as exc:
+        log.info("Numbers derived from %d answers were not kept with them (%s); they are derived again when read.",
+                 len(rows), exc)
+        return False
+    return True
+
+
 def set_status(project: "Project", run_id: int, status: str, note: str | None = None, *,
                started: bool = False) -> None:
     """Record the run's status: 'running' stamps its start, an end ('done', 'failed', 'cancelled',

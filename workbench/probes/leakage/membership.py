@@ -47,7 +47,7 @@ from workbench.probes.leakage.kinds import MEMBERSHIP_KIND as KIND
 from workbench.probes.leakage.runs import open_model, responses, run_on_model
 from workbench.probes.leakage.statistics import clustered_roc_auc, roc_auc
 from workbench.progress import TaskState
-from workbench.runs import parse_json_texts
+from workbench.runs import keep_in_extras, parse_json_texts
 
 if TYPE_CHECKING:
     from workbench.models.base import Backend
@@ -116,18 +116,33 @@ def stored_scores(raws: Sequence[str], texts: Sequence[str], k_percent: float = 
                       **{name: values[name][n] for name in STORED_VALUES}}} for n, size in enumerate(sizes)]
 
 
-def _read_stored(extras: Sequence[str | None], k_percent: float | None) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """The stored scores of answers (``extras``: their ``extra`` JSON) as columns, and which answers have them
-    (of this derivation, and for ``k_percent`` unless None: a reader of the log-perplexity alone takes any k).
-    The extras are parsed a chunk at a time, not one each (nor all in one call: that froze the window)."""
+def _read_stored(extras: Sequence[str | None], k_percent: float | None
+                 ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The stored scores of answers (``extras``: their ``extra`` JSON) as columns, which answers have them (of
+    this derivation, and for ``k_percent`` unless None: a reader of the log-perplexity alone takes any k), and
+    which have scores of this derivation for any k. The extras are parsed a chunk at a time, not one each (nor
+    all in one call: that froze the window)."""
     parsed = parse_json_texts(extras)
     found = [p.get(STORED) if isinstance(p, dict) else None for p in parsed]
-    ok = np.fromiter(((isinstance(f, dict) and f.get("derivation") == DERIVATION
-                       and (k_percent is None or f.get("k_percent") == float(k_percent))) for f in found),
-                     bool, len(found))
+    current = np.fromiter((isinstance(f, dict) and f.get("derivation") == DERIVATION for f in found), bool, len(found))
+    ok = current if k_percent is None else current & np.fromiter(
+        (isinstance(f, dict) and f.get("k_percent") == float(k_percent) for f in found), bool, len(found))
     columns = {name: np.fromiter((f[name] if good else math.nan for f, good in zip(found, ok)), float, len(found))
                for name in (*STORED_VALUES, "zlib_bytes")}
-    return columns, ok
+    return columns, ok, current
+
+
+def _keep_scores(project: "Project", answers: pd.DataFrame, scored: dict[str, list], texts: Sequence[str],
+                 k_percent: float) -> None:
+    """The scores worked out for ``answers`` (stored before scores were kept with them, or scored by an older
+    derivation) kept with them now, as a run keeps them (``stored_scores``): a project written by an earlier
+    release is brought up to date by its first read, and later reads take the scores from there."""
+    rows = [(run_id, item_id, sample,
+             {"derivation": DERIVATION, "k_percent": float(k_percent), "zlib_bytes": len(zlib.compress(text.encode("utf-8"))),
+              **{name: scored[name][n] for name in STORED_VALUES}})
+            for n, (run_id, item_id, sample, text) in enumerate(zip(
+                answers["run_id"].tolist(), answers["item_id"].tolist(), answers["sample"].tolist(), texts))]
+    keep_in_extras(project, STORED, rows)
 
 
 def _answer_scores(project: "Project", model_id: int, found: pd.DataFrame, texts: Sequence[str] | None,
@@ -136,18 +151,28 @@ def _answer_scores(project: "Project", model_id: int, found: pd.DataFrame, texts
     scores where they have them, else (answers stored before scores were kept with them, or scored for another k)
     worked out from their token values, read for them alone. ``texts``: the passages, for the zlib ratio (None:
     no zlib ratio, and scores of any k will do: the reader wants the log-perplexity only)."""
-    values, ok = _read_stored(found["extra"].tolist(), k_percent if texts is not None else None)
+    values, ok, current = _read_stored(found["extra"].tolist(), k_percent if texts is not None else None)
     with np.errstate(all="ignore"):
         values["zlib_ratio"] = values["log_perplexity"] / values.pop("zlib_bytes")
     if not ok.all():
         items = found["item_id"].astype(int).to_numpy()
         missing = np.flatnonzero(~ok)
         raws = responses(project, KIND, model_id=model_id, item_ids=items[missing].tolist(), columns=("raw",))
-        raw_of = dict(zip(raws["item_id"].astype(int).tolist(), raws["raw"].tolist()))
-        fresh = _bulk_scores([raw_of[int(items[n])] for n in missing],
-                             None if texts is None else [texts[n] for n in missing], k_percent)
+        raws = raws.set_index(raws["item_id"].astype(int)).reindex(items[missing])
+        fresh = _bulk_scores(raws["raw"].tolist(), None if texts is None else [texts[n] for n in missing], k_percent)
         for name in (*STORED_VALUES, "zlib_ratio"):
             values[name][missing] = fresh[name]
+        # kept where the answer has no scores of this derivation at all (those of another k are left as they are)
+        keep = np.flatnonzero(~current[missing])
+        if len(keep):
+            if texts is None:  # a reader of the log-perplexity alone: the passages read for their zlib size
+                kept_items = items[missing[keep]].tolist()
+                kept_texts = passage_store.passages_frame(project, kept_items).set_index("passage_id")["text"]
+                kept_texts = kept_texts.reindex(kept_items).tolist()
+            else:
+                kept_texts = [texts[missing[j]] for j in keep]
+            _keep_scores(project, raws.iloc[keep], {name: [fresh[name][j] for j in keep] for name in STORED_VALUES},
+                         kept_texts, k_percent)
     if texts is None:
         values["zlib_ratio"] = np.full(len(ok), math.nan)
     return values

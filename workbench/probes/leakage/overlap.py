@@ -64,7 +64,7 @@ from workbench.probes.leakage.kinds import OVERLAP_KIND as KIND
 from workbench.probes.leakage.runs import index_process, responses
 from workbench.probes.leakage.wordlevel import count_words
 from workbench.progress import TaskState
-from workbench.runs import runs
+from workbench.runs import keep_in_extras, runs
 
 if TYPE_CHECKING:
     from workbench.probes.leakage.corpora import NgramIndex
@@ -80,6 +80,8 @@ COLUMNS = ["book", "passage_id", "tokens", "longest", "longest_text", "frequency
 DERIVED = 1
 #: derive's numbers that are stored (the others follow from them and the settings: ``overlap_read.stored_columns``)
 STORED = ("tokens", "longest", "longest_text", "frequency", "log_prob", "chance_p", "chance_removed", "start")
+#: the chance model whose numbers a run keeps with each answer
+STORED_MODEL = ChanceModel(SAME, "", MAX_ORDER, PRIOR)
 OLD_ANSWER = ("no chance estimate: this overlap was found before the chance model left out the match's own "
               "occurrences; find the overlaps again")
 NOT_COUNTED = "no chance estimate yet: the background corpus '{}' has not been asked about this overlap"
@@ -210,14 +212,33 @@ def derived_extra(raw: dict[str, Any]) -> dict[str, Any] | None:
     """What is stored beside an answer in ``extra``: its numbers by ``derive`` under the default chance model,
     with the settings and the version of the derivation they were computed under (None where the answer's
     chance is not the model's own: it is then derived when read, as before)."""
-    model = ChanceModel(SAME, "", MAX_ORDER, PRIOR)
-    row = derive(raw, model=model, prior=PRIOR)
-    if row["chance_model"] != model.describe():
+    row = derive(raw, model=STORED_MODEL, prior=PRIOR)
+    if row["chance_model"] != STORED_MODEL.describe():
         return None
+    return {"derived": _stored_numbers(row)}
+
+
+def _stored_numbers(row: dict[str, Any]) -> dict[str, Any]:
+    """``derive``'s numbers of one answer under ``STORED_MODEL``, as they are kept in its ``extra["derived"]``."""
     numbers = {key: row[key] for key in STORED}
     for key in ("log_prob", "chance_p"):  # NaN (no chance estimate) as JSON's null
         numbers[key] = None if math.isnan(numbers[key]) else numbers[key]
-    return {"derived": {"version": DERIVED, "model": SAME, "order": MAX_ORDER, "prior": PRIOR, **numbers}}
+    return {"version": DERIVED, "model": STORED_MODEL.kind, "order": STORED_MODEL.order, "prior": PRIOR, **numbers}
+
+
+def _keep_derived(project: "Project", answers: pd.DataFrame, derived: dict[str, list], model: ChanceModel,
+                  places: Sequence[int]) -> None:
+    """The numbers derived at ``places`` of ``answers`` (answers stored before their numbers were kept with
+    them, or kept under an older version of ``derive``) kept with them now, so that the next read takes them
+    from there: a project written by an earlier release is brought up to date by its first read. Only the
+    numbers of the model a run stores (``STORED_MODEL``)."""
+    if model != STORED_MODEL:
+        return
+    described = model.describe()
+    run_ids, item_ids, samples = (answers[c].tolist() for c in ("run_id", "item_id", "sample"))
+    rows = [(run_ids[at], item_ids[at], samples[at], _stored_numbers({key: derived[key][at] for key in STORED}))
+            for at in places if derived["chance_model"][at] == described]
+    keep_in_extras(project, "derived", rows)
 
 
 def _chance(counts: dict[str, Any], n: float, log_prob: float | None, *, remove: bool, order: int,
@@ -392,6 +413,7 @@ def _derived_or_stored(project, name, model, passage_ids, positions) -> tuple[li
             for key, values in columns.items():
                 values[n] = derived[key][n]
         columns["suffix_lengths"] = derived["suffix_lengths"]
+        _keep_derived(project, found, derived, model, missing)
     elif missing:
         asked = passage_ids if len(missing) == len(items) else [items[n] for n in missing]
         older = _answers(project, name, asked)
@@ -404,6 +426,7 @@ def _derived_or_stored(project, name, model, passage_ids, positions) -> tuple[li
                 raise UserError(f"The answers against '{name}' changed while they were read: show them again.")
             for key, values in columns.items():
                 values[n] = derived[key][at]
+        _keep_derived(project, older, derived, model, [place[items[n]] for n in missing])
     return items, columns
 
 
