@@ -10,10 +10,8 @@ import pytest
 
 from tests.fixtures.chart_view import box_marks, mark_where, tick_labels
 from tests.fixtures.rep_data import external_model, store_judge_run, store_rep_run
-from ui.rep import results_tab as results_module
-from ui.rep import views
 from workbench.probes.rep import charts as rep_charts
-from workbench.probes.rep import stats
+from workbench.probes.rep import stats, views
 from workbench.probes.rep.lexical import lexical_match
 from workbench.probes.rep.role_names import role_names
 from workbench.probes.rep.sets import get_set
@@ -71,7 +69,7 @@ def column(table, title):
 
 def test_tests_and_trends_are_computed_on_a_worker_once_per_count(qtbot, page, capsules, monkeypatch):
     calls = Counter()
-    for owner, name in ((results_module.stats, "decade_tests"), (results_module.stats, "trends"),
+    for owner, name in ((stats, "decade_tests"), (stats, "trends"),
                         (rep_charts, "trends_from_counts"), (rep_charts, "decade_shares_from_counts")):
         original = getattr(owner, name)
 
@@ -127,9 +125,7 @@ def test_exporting_a_table_not_yet_computed_computes_it_on_a_worker(qtbot, page,
     page.set_project(capsules)
     settle(qtbot, page)
     tab = page.results_tab
-    tab.table_choice.blockSignals(True)  # chosen, never shown: nothing computed yet
-    tab.table_choice.setCurrentText("Tests across decades")
-    tab.table_choice.blockSignals(False)
+    tab.choices = tab.choices.replace(table="tests")  # chosen, never shown: nothing computed yet
     tab.export_table(str(tmp_path / "tests.csv"))
     assert page.ops.busy
     settle(qtbot, page)

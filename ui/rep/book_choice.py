@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QButtonGroup, QComboBox, QGridLayout, QLabel, QRadioButton, QWidget
 
 from workbench.corpus.book_sets import book_set_names, book_set_size
 from workbench.corpus.library import books_with_tag, parse_tags, tag_keys, tag_values
 from workbench.errors import UserError
 from workbench.probes.rep.decades import DECADE_TAG
+from workbench.probes.rep.views import EntitiesChoices
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -22,7 +24,10 @@ def tag_choices(project: "Project") -> list[str]:
 
 
 class BookChoice(QWidget):
-    """Two exclusive choices: books tagged ``key=value`` (typed or picked), or a book set."""
+    """Two exclusive choices: books tagged ``key=value`` (typed or picked), or a book set. ``changed`` says
+    that ``choice()`` may now be another."""
+
+    changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -91,14 +96,13 @@ class BookChoice(QWidget):
 
     def describe(self) -> str:
         tag, book_set = self.choice()
-        if book_set:
-            return f"the book set '{book_set}'"
-        return f"the books tagged {tag}" if tag else "no books yet"
+        return EntitiesChoices(tag=tag, book_set=book_set).describe_books()
 
     def _update(self, *_args) -> None:
         self.tag.setEnabled(self.by_tag.isChecked())
         self.book_set.setEnabled(self.by_set.isChecked())
         self.count.setText(self._count_text())
+        self.changed.emit()
 
     def _count_text(self) -> str:
         tag, book_set = self.choice()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -17,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.rep.views import judge_agreement_view
 from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
@@ -25,7 +26,8 @@ from ui.work_op import WorkOp
 from workbench.models.catalog import list_models
 from workbench.probes.rep.judge import judges
 from workbench.probes.rep.plans import judge_work
-from workbench.probes.rep.validation import create_validation_tasks, judge_agreement
+from workbench.probes.rep.validation import create_validation_tasks
+from workbench.probes.rep.views import AgreementChoices, agreement_table
 
 LEXICAL_NOTE = (
     "The word lists need no run: each completion gets the label of the first listed word among its first "
@@ -46,8 +48,10 @@ class ClassifyTab(ProjectView):
         self.judge_button.setObjectName("rep-run-judge")
         self.judge_button.clicked.connect(self.start_judge)
         self.progress = ProgressRow(self.judging)
-        self.task_name = QLineEdit("judge check")
+        self.choices = AgreementChoices()  # the validation task whose labels the judge is compared with
+        self.task_name = QLineEdit(self.choices.task)
         self.task_name.setObjectName("rep-validation-task")
+        self.task_name.textChanged.connect(lambda text: self._choose(task=text.strip()))
         self.sample = QSpinBox()
         self.sample.setRange(1, 10_000)
         self.sample.setValue(50)
@@ -97,6 +101,9 @@ class ClassifyTab(ProjectView):
         layout.addWidget(QLabel("The judge against people (once annotators have labelled the tasks on the Annotate page)"))
         layout.addWidget(self.agreement, 1)
 
+    def _choose(self, **changes) -> None:
+        self.choices = replace(self.choices, **changes)
+
     def refresh(self) -> None:
         project = self.project
         current = self.judge.currentText()
@@ -125,7 +132,7 @@ class ClassifyTab(ProjectView):
         project = self.require_project()
         if project is None:
             return
-        name, size = self.task_name.text().strip(), self.sample.value()
+        name, size = self.choices.task, self.sample.value()
         self.ops.run(lambda state: create_validation_tasks(project, name, sample=size),
                      label="Creating validation tasks", project=project, on_error=self.show_error,
                      on_done=self._tasks_created)
@@ -138,11 +145,11 @@ class ClassifyTab(ProjectView):
         project = self.require_project()
         if project is None:
             return
-        name = self.task_name.text().strip()
-        self.ops.run(lambda state: judge_agreement(project, name), label="Comparing the judge with people",
+        choices = self.choices
+        self.ops.run(lambda state: agreement_table(project, choices), label="Comparing the judge with people",
                      project=project, on_error=self.show_error, on_done=self._show_agreement)
 
-    def _show_agreement(self, frame) -> None:
-        fill_table(self.agreement, judge_agreement_view(frame))
-        if frame.empty:
+    def _show_agreement(self, table) -> None:
+        fill_table(self.agreement, table)
+        if table.empty:
             self.message.setText("Nobody has labelled these tasks yet: annotators label them on the Annotate page.")

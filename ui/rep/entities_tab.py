@@ -18,7 +18,6 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -51,23 +50,19 @@ from ui.widgets.table_style import one_line_rows
 from ui.work_op import WorkOp
 from workbench.jobs import models_with_runs
 from workbench.models.catalog import list_models
+from workbench.probes.rep import views
 from workbench.probes.rep.decades import model_facts
-from workbench.probes.rep.entities import (
-    EEP_DEFAULTS,
-    EEP_KIND,
-    compare_stages,
-    overlap_per_response,
-    overlap_summary,
-)
+from workbench.probes.rep.entities import EEP_DEFAULTS, EEP_KIND
 from workbench.probes.rep.plans import eep_work
 from workbench.probes.rep.run import SamplingSettings
 from workbench.probes.rep.sets import current_sets
+from workbench.probes.rep.views import EntitiesChoices, EntitiesResult
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from workbench.jobs import JobReport
 
-ALL_PROMPTS = "all"
-CELL_CHARS = 110
 COMPLETION_COLUMN, COMPLETION_WIDTH = 2, 200  # in the completions table
 MARK_STYLE = "background-color: #ffe58a; font-weight: bold;"
 COMPARISON_TITLE = "Base against fine-tuned models (completions with at least one entity)"
@@ -80,74 +75,17 @@ OVERLAP_NOTE = (
 
 @dataclass
 class EepResult:
-    """What one background step hands back: the per-completion table and what is computed from it,
-    or the message of a run that stopped before the comparison."""
+    """What one background step hands back: the completions compared with the books and what is computed
+    from them (``views.entities_result``), or the message of a run that stopped before the comparison."""
 
-    per_response: pd.DataFrame = field(default_factory=pd.DataFrame)
-    summary: pd.DataFrame = field(default_factory=pd.DataFrame)
-    comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
+    result: EntitiesResult = field(default_factory=EntitiesResult)
     books: str = ""
     reports: list["JobReport"] = field(default_factory=list)
     stopped: str = ""
+    choices: EntitiesChoices | None = None  # what the comparison was made for
 
 
 # ---------------------------------------------------------------------------------------------- display
-def _pct(value) -> str:
-    return "" if pd.isna(value) else f"{value:.1f}%"
-
-
-def _with_interval(mean, low, high) -> str:
-    if pd.isna(mean):
-        return ""
-    return f"{mean:.1f}%" if pd.isna(low) or pd.isna(high) else f"{mean:.1f}% ({low:.1f}–{high:.1f}%)"
-
-
-def summary_view(summary: pd.DataFrame) -> pd.DataFrame:
-    """The overlap summary as a scholar reads it (one row per summary row, same order)."""
-    return pd.DataFrame({
-        "Model": summary["model"],
-        "Decade, stage": [", ".join(x for x in (d, s) if isinstance(x, str) and x)
-                          for d, s in zip(summary["decade"], summary["stage"])],
-        "Prompt": ["all prompts" if p == ALL_PROMPTS else p for p in summary["prompt"]],
-        "Completions": summary["responses"],
-        "With entities": summary["with_entities"],
-        "Mean overlap (95% interval)": [_with_interval(m, lo, hi) for m, lo, hi in
-                                        zip(summary["overlap_pct"], summary["ci_low_pct"], summary["ci_high_pct"])],
-    })
-
-
-def comparison_view(comparison: pd.DataFrame) -> pd.DataFrame:
-    row = comparison.iloc[0]
-    p_value = row["p_value"]
-    return pd.DataFrame([{
-        "Base models": f"{_pct(row['base_pct']) or '—'} (n = {int(row['base_n'])})",
-        "Fine-tuned models": f"{_pct(row['fine_tuned_pct']) or '—'} (n = {int(row['fine_tuned_n'])})",
-        "Test": f"{row['test']}, two-sided",
-        "U": "" if pd.isna(row["statistic"]) else f"{row['statistic']:.1f}",
-        "p-value": "" if pd.isna(p_value) else ("< 0.001" if p_value < 0.001 else f"{p_value:.3f}"),
-    }])
-
-
-def _short(text: str) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
-
-
-def _overlap_text(common: int, entities: int, overlap: float) -> str:
-    return "no entities" if entities == 0 else f"{common} of {entities} ({_pct(overlap * 100)})"
-
-
-def responses_view(rows: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame({
-        "Prompt": rows["prompt"],
-        "Sample": rows["sample"],
-        "Completion": [_short(t) for t in rows["raw"]],
-        "Entities in the books": [_overlap_text(c, e, o) for c, e, o in
-                                  zip(rows["common"], rows["entities"], rows["overlap"])],
-        "Matched entities": rows["common_entities"],
-    })
-
-
 def highlighted(text: str, entities: list[str]) -> str:
     """``text`` as HTML with each occurrence of the (normalised, lower-case) ``entities`` marked."""
     spans = []
@@ -167,7 +105,7 @@ def highlighted(text: str, entities: list[str]) -> str:
     return "".join(out).replace("\n", "<br>")
 
 
-def entities_of(row: pd.Series) -> list[str]:
+def entities_of(row) -> list[str]:
     return [e for e in str(row["common_entities"] or "").split("; ") if e]
 
 
@@ -179,15 +117,17 @@ class EntitiesTab(ProjectView):
         super().__init__(ops, parent)
         self.work = ops.slot(self)
         self.work.busy_changed.connect(self._set_busy)
+        self.choices = EntitiesChoices()  # the models, the books and the EEP set chosen
         self.result = EepResult()
-        self.shown_rows = pd.DataFrame()  # the completions listed in the responses table
+        self.shown_rows = views.no_rows()  # the completions listed in the responses table
         self.models = QListWidget()
         self.models.setObjectName("rep-eep-models")
+        self.models.itemChanged.connect(self._models_chosen)
         self.eep_set = QComboBox()
         self.eep_set.setObjectName("rep-eep-set")
         self.eep_set.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.eep_set.setMinimumContentsLength(14)
-        self.eep_set.currentIndexChanged.connect(self._show_stems)
+        self.eep_set.currentIndexChanged.connect(self._set_chosen)
         self.stems = QListWidget()
         self.stems.setObjectName("rep-eep-stems")
         self.stems.setWordWrap(True)
@@ -195,6 +135,7 @@ class EntitiesTab(ProjectView):
         self.stems.setSpacing(2)
         self.stems.setAlternatingRowColors(True)
         self.books = BookChoice()
+        self.books.changed.connect(self._books_chosen)
         self.samples = QSpinBox()
         self.samples.setRange(1, 100_000)
         self.samples.setValue(EEP_DEFAULTS.samples)
@@ -322,17 +263,33 @@ class EntitiesTab(ProjectView):
         layout.addLayout(top)
         layout.addWidget(results, 7)
 
+    # ------------------------------------------------------------------ the choices
+    def _choose(self, **changes) -> None:
+        self.choices = self.choices.replace(**changes)
+
+    def _models_chosen(self, *_args) -> None:
+        self._choose(models=checked(self.models))
+
+    def _books_chosen(self) -> None:
+        tag, book_set = self.books.choice()
+        self._choose(tag=tag, book_set=book_set)
+
+    def _set_chosen(self, *_args) -> None:
+        self._choose(eep_set=self.eep_set.currentData() or "eep")
+        self._show_stems()
+
     # ------------------------------------------------------------------ loading
     def refresh(self) -> None:
         project = self.project
-        keep_models = set(checked(self.models))
-        current_set = self.eep_set.currentData()
+        keep_models = set(self.choices.models)
+        current_set = self.choices.eep_set
         self.books.refresh(project)
         self.eep_set.blockSignals(True)
         self.eep_set.clear()
         self.eep_set.blockSignals(False)
         if project is None:
             self.models.clear()
+            self._models_chosen()
             self.stems.clear()
             self.show_result(EepResult())
             return
@@ -344,18 +301,21 @@ class EntitiesTab(ProjectView):
             facts = model_facts(spec.label, spec.tags)
             about = ", ".join(x for x in (facts.decade and f"decade {facts.decade}", facts.stage) if x)
             entries.append((spec.label, f"{spec.label} ({about})"))
+        self.models.blockSignals(True)
         fill_checklist(self.models, entries, keep_models, default=False)
+        self.models.blockSignals(False)
+        self._models_chosen()
         self.eep_set.blockSignals(True)
         for stored in current_sets(project, "eep"):
             self.eep_set.addItem(f"{stored.parsed.title} (v{stored.version})", stored.name)
         index = self.eep_set.findData(current_set)
         self.eep_set.setCurrentIndex(max(index, 0))
         self.eep_set.blockSignals(False)
-        self._show_stems()
+        self._set_chosen()
 
     def _show_stems(self, *_args) -> None:
         self.stems.clear()
-        project, name = self.project, self.eep_set.currentData()
+        project, name = self.project, self.choices.eep_set
         if project is None or not name:
             return
         stored = next((s for s in current_sets(project, "eep") if s.name == name), None)
@@ -373,8 +333,8 @@ class EntitiesTab(ProjectView):
         project = self.require_project()
         if project is None or self.work.busy:
             return
-        models = checked(self.models)
-        tag, book_set = self.books.choice()
+        choices = self.choices
+        models, tag, book_set = list(choices.models), choices.tag, choices.book_set
         if run_models and not models:
             self.show_info("Tick at least one model to run the prompts on.")
             return
@@ -387,20 +347,17 @@ class EntitiesTab(ProjectView):
                 self.show_info(f"{', '.join(imported)} holds imported results and cannot be run. Untick it, "
                                     "or use 'Compare stored completions'.")
                 return
-        set_name = self.eep_set.currentData() or "eep"
-        settings, books = self.settings(), self.books.describe()
+        settings, books = self.settings(), choices.describe_books()
 
         def compare(outcome, state) -> EepResult:
             reports = outcome.reports if outcome is not None else []
             if reports and reports[-1].status != "done":
                 return EepResult(reports=reports, stopped=reports[-1].message)
-            per_response = overlap_per_response(project, tag=tag, book_set=book_set, models=models or None,
-                                                state=state)
-            return EepResult(per_response, overlap_summary(per_response), compare_stages(per_response), books,
-                             reports)
+            return EepResult(views.entities_result(project, choices, state), books, reports, choices=choices)
 
         if run_models:  # the prompts first: a paid API says what they cost and asks
-            started = WorkOp(self, lambda: eep_work(project, models, settings, set_name=set_name).then(compare)) \
+            started = WorkOp(self, lambda: eep_work(project, models, settings, set_name=choices.eep_set)
+                             .then(compare)) \
                 .success(self._eep_done).run()
             if started is not None:
                 self.status.setText(f"Working: entity prompts on {len(models)} model(s) …")
@@ -432,48 +389,38 @@ class EntitiesTab(ProjectView):
             self.status.setText(result.stopped)
             return
         self.result = result
-        fill_table(self.summary, summary_view(result.summary) if not result.summary.empty else pd.DataFrame())
-        fill_table(self.comparison, comparison_view(result.comparison) if not result.comparison.empty
-                   else pd.DataFrame())
+        fill_table(self.summary, result.result.summary_table)
+        fill_table(self.comparison, result.result.comparison_table)
         self.comparison.horizontalHeader().setStretchLastSection(True)
-        note = "" if result.comparison.empty else result.comparison.iloc[0]["note"]
+        note = result.result.comparison_note
         self.comparison_label.setText(f"{COMPARISON_TITLE}: {note}." if note else COMPARISON_TITLE)
-        self.show_responses(pd.DataFrame())
-        if result.per_response.empty:
+        self.show_responses(views.no_rows())
+        if result.result.per_response.empty:
             return
-        per = result.per_response
         new = sum(r.processed for r in result.reports)
         ran = f"{new} new completion(s) sampled. " if result.reports else ""
-        self.status.setText(
-            f"{ran}{len(per)} completions of {per['model'].nunique()} model(s) compared with {result.books}; "
-            f"{int(per['overlap'].notna().sum())} name at least one entity.")
+        self.status.setText(ran + result.result.describe(result.books))
 
     # ------------------------------------------------------------------ click-through
     def _summary_picked(self) -> None:
         rows = {i.row() for i in self.summary.selectedIndexes()}
-        if not rows or self.result.summary.empty:
+        if not rows or self.result.result.summary.empty:
             return
         self.show_summary_row(min(rows))
 
     def show_summary_row(self, row: int) -> None:
         """List the completions behind summary row ``row`` (a model and a prompt, or all its prompts)."""
-        picked = self.result.summary.iloc[row]
-        per = self.result.per_response
-        rows = per[per["model"] == picked["model"]]
-        if picked["prompt"] != ALL_PROMPTS:
-            rows = rows[rows["prompt"] == picked["prompt"]]
-        what = "all prompts" if picked["prompt"] == ALL_PROMPTS else f"prompt {picked['prompt']}"
-        self.show_responses(rows, f"{len(rows)} completion(s) of {picked['model']}, {what}")
+        self.show_responses(*self.result.result.summary_row_completions(row))
 
     def show_responses(self, rows: pd.DataFrame, label: str = "Click a summary row to list its completions.") -> None:
-        self.shown_rows = rows.reset_index(drop=True)
+        self.shown_rows = rows
         self.responses_label.setText(label)
-        fill_table(self.responses, responses_view(self.shown_rows) if not rows.empty else pd.DataFrame())
+        fill_table(self.responses, views.eep_responses_view(rows))
         if not rows.empty:
             last = self.responses.columnCount() - 1  # the matched entities take the remaining width
             self.responses.horizontalHeader().setSectionResizeMode(last, QHeaderView.ResizeMode.Stretch)
             self.responses.setColumnWidth(COMPLETION_COLUMN, COMPLETION_WIDTH)
-            for r, text in enumerate(self.shown_rows["raw"]):
+            for r, text in enumerate(rows["raw"]):
                 self.responses.item(r, COMPLETION_COLUMN).setToolTip(text or "")
         self.detail.clear()
 
@@ -489,7 +436,7 @@ class EntitiesTab(ProjectView):
             counts = "This completion names no entity, so it has no overlap."
         else:
             counts = (f"{picked['common']} of its {picked['entities']} distinct named entities occur in the books "
-                      f"(overlap {_pct(picked['overlap'] * 100)}).")
+                      f"(overlap {views.overlap_percent(picked['overlap'] * 100)}).")
         listing = ", ".join(html.escape(e) for e in matched) if matched else "none"
         self.detail.setHtml(
             f"<p><b>{html.escape(str(picked['model']))}</b>, prompt {html.escape(str(picked['prompt']))}, "
@@ -504,6 +451,5 @@ class EntitiesTab(ProjectView):
             return
         if self.finetune_dialog is None:
             self.finetune_dialog = FinetuneDialog(self.ops, self)
-        tag, book_set = self.books.choice()
-        self.finetune_dialog.prepare(project, tag, book_set)
+        self.finetune_dialog.prepare(project, self.choices.tag, self.choices.book_set)
         self.finetune_dialog.open()

@@ -18,19 +18,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui import wording
-from ui.rep.views import runs_view
 from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from ui.widgets.progress_row import ProgressRow
 from ui.work_op import WorkOp
-from workbench import jobs
 from workbench.models.catalog import list_models
 from workbench.probes.rep.decades import model_facts
-from workbench.probes.rep.kinds import RUN_KINDS
 from workbench.probes.rep.plans import rep_work
 from workbench.probes.rep.run import SamplingSettings
 from workbench.probes.rep.sets import current_sets
+from workbench.probes.rep.views import runs_table
 
 
 def checked(widget: QListWidget) -> list[str]:
@@ -128,12 +125,9 @@ class RunsTab(ProjectView):
         fill_checklist(self.models, entries, keep_models, default=False)
         fill_checklist(self.demographics, [(s.name, s.parsed.title) for s in current_sets(project, "rep")],
                        keep_sets, default=True)
-        frame = jobs.runs_frame(project)
-        frame = frame[frame["kind"].isin(RUN_KINDS)].sort_values("id", ascending=False)
-        about = [wording.run_about(kind, jobs.get_run(project, int(run_id))["config"])
-                 for kind, run_id in zip(frame["kind"], frame["id"])]
-        fill_table(self.runs, runs_view(frame, about))
-        self.runs_hint.setVisible(frame.empty)
+        table = runs_table(project)
+        fill_table(self.runs, table)
+        self.runs_hint.setVisible(table.empty)
 
     def settings(self) -> SamplingSettings:
         return SamplingSettings(samples=self.samples.value(), temperature=self.temperature.value(),

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import (
@@ -26,7 +27,6 @@ from ui import wording
 from ui.widgets.cells_table import fill_table
 from ui.widgets.page import ProjectView
 from workbench.errors import UserError
-from workbench.probes.rep.lexical import rules_frame
 from workbench.probes.rep.sets import (
     current_sets,
     export_set_file,
@@ -36,15 +36,18 @@ from workbench.probes.rep.sets import (
     save_set,
     shipped_sets,
 )
+from workbench.probes.rep.views import SetChoices, set_roles_table, set_words_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SET_FILES = "REP set files (*.toml);;All files (*)"
 ORIGINS = {"shipped": "shipped with Palimpsest", "user": "edited in this project", "imported": "imported from a file"}
-HEADERS = {"key": "Key", "name": "Name", "stem": "Stem", "label": "Label", "words": "Words"}
 
 
 def fill_wrapped(table: QTableWidget, frame: pd.DataFrame) -> None:
     """A table whose last (long text) column takes the remaining width and wraps."""
-    fill_table(table, frame, HEADERS)
+    fill_table(table, frame)
     table.setWordWrap(True)  # fill_table writes one line per row
     if frame.shape[1]:
         table.horizontalHeader().setStretchLastSection(False)  # it would keep the column's width; Stretch fits it
@@ -61,7 +64,8 @@ class SetsTab(ProjectView):
         self.sets.setObjectName("rep-sets")
         self.sets.setMinimumWidth(170)
         self.sets.setMaximumWidth(240)
-        self.sets.currentItemChanged.connect(self._show_current)
+        self.choices = SetChoices()  # the set shown
+        self.sets.currentItemChanged.connect(self._set_chosen)
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("rep-set-editor")
         self.editor.setFont(QFont("monospace"))
@@ -128,7 +132,7 @@ class SetsTab(ProjectView):
     # ------------------------------------------------------------------ loading
     def refresh(self, select: str | None = None) -> None:
         project = self.project
-        current = select or (self.sets.currentItem().data(Qt.ItemDataRole.UserRole) if self.sets.currentItem() else None)
+        current = select or self.choices.name
         self.sets.clear()
         self.editor.clear()
         if project is None:
@@ -145,11 +149,14 @@ class SetsTab(ProjectView):
             self.sets.setCurrentRow(0)
 
     def current_name(self) -> str | None:
-        item = self.sets.currentItem()
-        return item.data(Qt.ItemDataRole.UserRole) if item else None
+        return self.choices.name
+
+    def _set_chosen(self, item: QListWidgetItem | None, _previous=None) -> None:
+        self.choices = replace(self.choices, name=item.data(Qt.ItemDataRole.UserRole) if item else None)
+        self._show_current()
 
     def _show_current(self, *_args) -> None:
-        name, project = self.current_name(), self.project
+        name, project = self.choices.name, self.project
         if name is None or project is None:
             return
         stored = get_set(project, name)
@@ -159,10 +166,8 @@ class SetsTab(ProjectView):
                             f"(fingerprint {stored.hash[:12]}). Editing saves a new version; runs that used this "
                             "one keep it.")
         self.status.setStyleSheet("")
-        prompts = [{"key": p.key, "name": p.name, "stem": p.stem} for p in stored.parsed.prompts]
-        fill_wrapped(self.roles, pd.DataFrame(prompts, columns=["key", "name", "stem"]))
-        lexical = getattr(stored.parsed, "lexical", None)
-        fill_wrapped(self.words, rules_frame(lexical) if lexical else pd.DataFrame(columns=["label", "words"]))
+        fill_wrapped(self.roles, set_roles_table(project, self.choices))
+        fill_wrapped(self.words, set_words_table(project, self.choices))
         self.reset_button.setEnabled(any(s.name == name for s in shipped_sets()))
 
     # ------------------------------------------------------------------ actions

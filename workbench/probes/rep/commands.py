@@ -95,10 +95,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("entities", help="entity eliciting prompts: entity overlap with a set of books")
     add_project_argument(p)
-    p.add_argument("--model", action="append", required=True, metavar="LABEL", help="model to prompt (repeat)")
+    p.add_argument("--model", action="append", metavar="LABEL",
+                   help="model to prompt (repeat; needed unless --stored, where the default is every model)")
     books = p.add_mutually_exclusive_group(required=True)
     books.add_argument("--tag", metavar="KEY=VALUE", help="the books with this tag, e.g. decade=1950s")
     books.add_argument("--book-set", metavar="NAME", help="the books of a book set")
+    p.add_argument("--set", dest="eep_set", default="eep", metavar="NAME",
+                   help="the EEP set whose stems are sampled (default eep; rep import-set adds others)")
+    p.add_argument("--stored", action="store_true",
+                   help="compare the completions already stored with the books, without sampling (as 'Compare "
+                        "stored completions' on the Entities tab)")
     _sampling_arguments(p, samples=20, max_tokens=200)
     p.add_argument("--per-response", action="store_true", help="one row per completion instead of the summary")
     add_yes_argument(p)
@@ -204,57 +210,68 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from workbench.probes.rep.validation import judge_agreement
+    from workbench.probes.rep.views import AgreementChoices, agreement_frame
 
     with opened(args.project) as project:
-        print_frame(judge_agreement(project, args.task, judge=args.judge), args.format)
+        print_frame(agreement_frame(project, AgreementChoices(task=args.task, judge=args.judge)), args.format)
     return 0
+
+
+def stats_choices(args: argparse.Namespace):
+    """The Results tab's state for these options (the same table, computed by the same query)."""
+    from workbench.probes.rep.classify import LEXICAL, judge_classifier
+    from workbench.probes.rep.views import ResultsChoices
+
+    return ResultsChoices(classifier=judge_classifier(args.judge) if args.judge else LEXICAL, table=args.table,
+                          method=args.method, models=args.model or (), demographics=args.demographic or ())
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from workbench.probes.rep import stats
+    from workbench.probes.rep import views
 
+    choices = stats_choices(args)
     with opened(args.project) as project:
-        from workbench.probes.rep.classify import LEXICAL, judge_classifier
-
-        classifier = judge_classifier(args.judge) if args.judge else LEXICAL
-        counts = stats.rep_counts(project, classifier, models=args.model, demographics=args.demographic)
-        if args.table == "shares":
-            frame = stats.with_shares(counts)
-        elif args.table == "tests":
-            frame = stats.decade_tests(counts)
-        elif args.table == "trends":
-            frame = stats.trends(counts, method=args.method)[0]
-        else:
-            frame = stats.spread(stats.with_shares(counts))
-        print_frame(frame, args.format, empty=stats.why_empty(counts, args.table, classifier))
+        counted = views.count_results(project, choices)
+        print_frame(views.results_frame_from(counted, choices), args.format, empty=views.why_no_rows(counted, choices))
     return 0
 
 
-def cmd_entities(args: argparse.Namespace) -> int:
-    from workbench.probes.rep.entities import compare_stages, overlap_per_response, overlap_summary
-    from workbench.probes.rep.plans import eep_work
+def entities_choices(args: argparse.Namespace):
+    """The Entities tab's state for these options (the same comparison, made by the same query)."""
+    from workbench.probes.rep.views import EntitiesChoices
 
+    return EntitiesChoices(models=args.model or (), tag=args.tag, book_set=args.book_set, eep_set=args.eep_set)
+
+
+def cmd_entities(args: argparse.Namespace) -> int:
+    from workbench.errors import UserError
+    from workbench.probes.rep.plans import eep_work
+    from workbench.probes.rep.views import entities_result
+
+    choices = entities_choices(args)
+    if not args.stored and not choices.models:
+        raise UserError("Name the models to prompt with --model LABEL (repeat it), or add --stored to compare the "
+                        "completions already stored without sampling.")
+    status = 0
     with opened(args.project) as project:
-        work = eep_work(project, args.model, _settings(args))
-        confirm_work(work, yes=args.yes)
-        outcome = work.run(progress_state("EEP"))
-        status = 0
-        for model, report in zip(outcome.labels, outcome.reports):  # said only where a run did not end well
-            if report.status != "done" or report.failed_total:  # (the table follows, maybe as CSV)
-                status = report_run(report, args.project, f"Entity eliciting prompts on {model}")
-            if report.status != "done":
-                return status
-        per_response = overlap_per_response(project, tag=args.tag, book_set=args.book_set, models=args.model,
-                                            state=progress_state("Book entities"))
+        if not args.stored:
+            work = eep_work(project, list(choices.models), _settings(args), set_name=choices.eep_set)
+            confirm_work(work, yes=args.yes)
+            outcome = work.run(progress_state("EEP"))
+            for model, report in zip(outcome.labels, outcome.reports):  # said only where a run did not end well
+                if report.status != "done" or report.failed_total:  # (the table follows, maybe as CSV)
+                    status = report_run(report, args.project, f"Entity eliciting prompts on {model}")
+                if report.status != "done":
+                    return status
+        result = entities_result(project, choices, progress_state("Book entities"))
         if args.per_response:
-            print_frame(per_response, args.format)
+            print_frame(result.per_response, args.format)
             return status
-        print_frame(overlap_summary(per_response), args.format)
-        stages = set(per_response["stage"])
+        print_frame(result.summary, args.format)
+        stages = set(result.per_response["stage"])
         if args.format == "table" and {"base", "fine-tuned"} <= stages:
             print()
-            print_frame(compare_stages(per_response), args.format)
+            print_frame(result.comparison, args.format)
     return status
 
 
