@@ -94,7 +94,8 @@ class StallMeter:
                 "load_average": round(os.getloadavg()[0], 1), "cores": os.cpu_count()}
 
 
-def run_step(meter: StallMeter, step: str, action: Callable[[], None], done: Callable[[], bool]) -> None:
+def run_step(meter: StallMeter, step: str, action: Callable[[], None], done: Callable[[], bool],
+             waiting_on: Callable[[], str] | None = None) -> None:
     """Do ``action`` from inside the event loop (so its own time on the GUI thread counts), then let the loop
     run until ``done()``: the work it started in the background and what it shows when it ends."""
     from PySide6.QtCore import QEventLoop, QTimer
@@ -128,7 +129,8 @@ def run_step(meter: StallMeter, step: str, action: Callable[[], None], done: Cal
     if MESSAGES:
         raise RuntimeError(f"the step '{step}' showed a message box: {MESSAGES[0]}")
     if not done():
-        raise RuntimeError(f"the step '{step}' did not finish within {STEP_TIMEOUT_S} s")
+        raise RuntimeError(f"the step '{step}' did not finish within {STEP_TIMEOUT_S} s"
+                           + (f" ({waiting_on()})" if waiting_on is not None else ""))
 
 
 def settle(meter: StallMeter, step: str, seconds: float) -> None:
@@ -313,7 +315,9 @@ def stall_while_switching(app, quick: bool):
                                        f"marks) found {'no mark' if hit is None else 'a mark with no book'}")
 
             run_step(meter, "opening a book's passages", click,
-                     lambda: idle() and charts.passages_dialog is not None)
+                     lambda: idle() and charts.passages_dialog is not None,
+                     lambda: f"still running: {[op.label for op in ops.operations]}; "
+                             f"passages shown: {charts.passages_dialog is not None}")
             settle(meter, "opening a book's passages", 0.2)
             charts.passages_dialog.close()
             run_step(meter, "the Name cloze page shown", lambda: window.show_page("cloze"), idle)
