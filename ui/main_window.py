@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -36,6 +36,7 @@ from workbench.project import SUFFIX, Project, with_project_suffix
 log = logging.getLogger(__name__)
 
 MAX_RECENT = 8
+LIBRARIES_AFTER_MS = 300  # the libraries of charts and statistics start loading this long after the window shows
 NAV_WIDTH = 150  # narrow enough to leave the pages room on a 1024-pixel laptop screen
 NAV_STYLE = """
 QListWidget#navigation { background: #2f3640; border: none; padding-top: 8px; font-size: 11pt; outline: 0; }
@@ -144,7 +145,17 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         self._update_title()
-        # loaded now, while the window is new, not by the first chart or statistic a page asks for
+        self._libraries_asked = False
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if not self._libraries_asked:  # once the window is on screen: it opens without them, as quickly as before
+            self._libraries_asked = True
+            QTimer.singleShot(LIBRARIES_AFTER_MS, self._load_libraries)
+
+    def _load_libraries(self) -> None:
+        """The chart and statistics libraries loaded on a worker while the window is new, not by the first chart
+        or statistic a page asks for (``workbench.export.libraries``)."""
         self.ops.run(load_libraries, label="Loading the chart and statistics libraries", background_read=True,
                      on_done=self._libraries_loaded, on_error=self._libraries_failed)
 
