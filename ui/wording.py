@@ -1,7 +1,12 @@
-"""How the window names things: the words live in the core (``workbench.wording``), so the tables the core
-builds for a page and the CLI read the same as the rest of the window."""
+"""How the window names things: run kinds, statuses, times, parameters and run settings in plain words.
 
-from workbench.wording import (
+The words live in the core (``workbench.wording``), so that the tables a core query builds for a page and the
+page's own labels say the same; this module is where the pages take them from.
+"""
+
+from __future__ import annotations
+
+from workbench.wording import (  # noqa: F401 (the pages' names for them)
     LEXICAL,
     PARAMETERS,
     STATUSES,
@@ -15,6 +20,3 @@ from workbench.wording import (
     status,
     when,
 )
-
-__all__ = ["LEXICAL", "PARAMETERS", "STATUSES", "classifier", "missing", "number", "parameters", "role_key",
-           "run_about", "run_kind", "status", "when"]

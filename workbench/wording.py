@@ -1,8 +1,9 @@
-"""How things are named for people: run kinds, statuses, times, parameters and run settings in plain words.
+"""How Palimpsest names things for people: run kinds, statuses, times, parameters and run settings in plain words.
 
 The project stores short machine names ("cloze-logprob", "rep-judge", ISO timestamps, JSON parameters);
-every page (and every table the core builds for a page) shows them through these functions, so a scholar
-reads the same words everywhere.
+every page (through ``ui.wording``) and every view a core query builds for a page shows them through these
+functions, so a scholar reads the same words everywhere. Qt-free and pandas-free: the display frames of the
+probes' ``views`` modules use it, and the window imports it without pandas.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 import math
 from datetime import datetime
 from typing import Any
-
-import pandas as pd
 
 STATUSES = {"pending": "not started"}  # done, running, cancelled, interrupted read well as they are
 
@@ -34,8 +33,10 @@ def missing(value: Any) -> bool:
     """None, NaN, pandas' NA or NaT (a list or other container is never 'missing')."""
     if value is None:
         return True
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' NA and NaT, without importing pandas
+        return True
     try:
-        return bool(pd.isna(value))
+        return bool(value != value)  # NaN (a float or numpy's) is the one value unequal to itself
     except (TypeError, ValueError):
         return False
 

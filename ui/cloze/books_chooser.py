@@ -1,18 +1,23 @@
 """The books side of the Name cloze page: tick books (one by one or by tag), see their passages, extract.
 
 Shows ``workbench.probes.cloze.overview.books_overview``: per book its extracted passages, the
-candidates extraction found, and the flag for books with fewer passages than asked for.
+candidates extraction found, and the flag for books with fewer passages than asked for; the rows' texts and the
+count line are written by the core (``workbench.probes.cloze.views.book_rows``, ``ticked_text``).
 """
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from ui.widgets.book_ticks import BookTicks, book_cell, cell
-from ui.widgets.frame_table import is_missing
+from workbench.probes.cloze.views import book_rows, empty_overview, ticked_books, ticked_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ["Book", "Year", "Tags", "Passages", "Imported", "Candidates", "Flag"]
 BOOK, YEAR, TAGS, PASSAGES, IMPORTED, CANDIDATES, FLAG = range(len(COLUMNS))
@@ -36,44 +41,28 @@ class PassageBooks(BookTicks):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.overview = pd.DataFrame()
+        self.overview = empty_overview()
 
     def fill_row(self, row: int, book: dict, ticked: set[int]) -> None:
-        tooltip = f"{book['title']}" + (f" — {book['author']}" if book["author"] else "")
-        self.table.setItem(row, BOOK, book_cell(book["title"], int(book["book_id"]), int(book["book_id"]) in ticked,
-                                                tooltip))
-        self.table.setItem(row, YEAR, cell("" if is_missing(book["year"]) else str(book["year"]), numeric=True))
+        """One row of ``views.book_rows`` (texts written by the core)."""
+        self.table.setItem(row, BOOK, book_cell(book["title"], book["book_id"], book["book_id"] in ticked,
+                                                book["tooltip"]))
+        self.table.setItem(row, YEAR, cell(book["year"], numeric=True))
         self.table.setItem(row, TAGS, cell(book["tags"], tooltip=book["tags"]))
-        passages = f"{book['passages']:,}" if book["has_text"] else "no text"
-        self.table.setItem(row, PASSAGES, cell(passages, numeric=True,
-                                               tooltip="" if book["has_text"] else
-                                               "Only imported results: the book's text is not in the library"))
-        self.table.setItem(row, IMPORTED, cell(f"{book['imported']:,}" if book["imported"] else "", numeric=True))
-        candidates = "" if is_missing(book["candidates"]) else f"{book['candidates']:,}"
-        self.table.setItem(row, CANDIDATES, cell(candidates, numeric=True))
-        flag = cell("")
-        if not is_missing(book["flagged"]) and bool(book["flagged"]):
-            flag.setText(f"fewer than {book['per_book']}")
+        self.table.setItem(row, PASSAGES, cell(book["passages"], numeric=True, tooltip=book["passages_tip"]))
+        self.table.setItem(row, IMPORTED, cell(book["imported"], numeric=True))
+        self.table.setItem(row, CANDIDATES, cell(book["candidates"], numeric=True))
+        flag = cell(book["flag"])
+        if book["flag"]:
             flag.setForeground(QBrush(FLAG_COLOUR))
-            flag.setToolTip(f"Only {book['passages']} passages: fewer candidates than the {book['per_book']} asked for.")
+            flag.setToolTip(book["flag_tip"])
         self.table.setItem(row, FLAG, flag)
 
     def checked_overview(self) -> pd.DataFrame:
-        if self.overview.empty:
-            return self.overview
-        return self.overview[self.overview["book_id"].isin(self.checked_book_ids())]
+        return ticked_books(self.overview, self.checked_book_ids())
 
     def count_text(self) -> str:
-        chosen = self.checked_overview()
-        passages = int(chosen["passages"].sum()) if len(chosen) else 0
-        imported = int(chosen["imported"].sum()) if len(chosen) else 0
-        flagged = int(chosen["flagged"].fillna(False).sum()) if len(chosen) else 0
-        text = f"{len(chosen)} of {len(self.overview)} books ticked · {passages:,} passages"
-        if imported:
-            text += f" (+{imported:,} imported)"
-        if flagged:
-            text += f" · {flagged} flagged"
-        return text
+        return ticked_text(self.overview, self.checked_book_ids())
 
 
 class BooksChooser(QGroupBox):
@@ -120,7 +109,6 @@ class BooksChooser(QGroupBox):
     def load(self, project, overview: pd.DataFrame, *, keep_ticks: bool = True) -> None:
         """Show ``books_overview``. With ``keep_ticks`` books ticked before stay ticked and new books start
         unticked; otherwise (a project just opened) every book is ticked, up to ``TICK_ALL_UP_TO`` books."""
-        overview = overview.reset_index(drop=True)
         if keep_ticks and project is self.ticks.project and overview.equals(self.ticks.overview):
             # the page is shown again and nothing changed: the rows stand (filling 571 of them took 50 ms)
             self.ticks.refresh_count()
@@ -130,7 +118,7 @@ class BooksChooser(QGroupBox):
             ticked = {int(b) for b in overview["book_id"]}
         self.ticks.project = project
         self.ticks.overview = overview
-        self.ticks.show_rows(overview.to_dict("records"), ticked)  # plain dicts: a Series per row is slow
+        self.ticks.show_rows(book_rows(overview), ticked)
 
     @property
     def overview(self) -> pd.DataFrame:

@@ -212,25 +212,26 @@ class ChartsPage(Page):
 
     # ------------------------------------------------------------------ passages of a book
     def open_passages(self, picked: dict) -> Operation | None:
+        """List the passages of the book clicked, with the answers of the model(s) the chart draws: the core's
+        ``passages_view`` for ``PassagesChoices(book_id, models)``, read on a worker."""
         if self.project is None:
             return None
-        from workbench.probes.cloze.analysis import passage_results
+        from workbench.probes.cloze.views import PassagesChoices, passages_view
 
-        project, book_id, models = self.project, int(picked["book_id"]), picked.get("models") or None
-
-        book = picked["book"]
+        project, book = self.project, picked["book"]
+        choices = PassagesChoices(book_id=int(picked["book_id"]), models=tuple(picked.get("models") or ()))
 
         def work(state):
-            return book, passage_results(project, models, book_ids=[book_id])
+            return book, passages_view(project, choices), choices
 
         return self.ops.run(work, label="Reading the passages", project=project, on_done=self._show_passages,
                             on_error=self.show_error)
 
     def _show_passages(self, result: tuple) -> None:
-        book, frame = result
+        book, frame, choices = result
         if self.passages_dialog is not None:
             self.passages_dialog.close()
-        self.passages_dialog = PassagesDialog(book, frame, self)
+        self.passages_dialog = PassagesDialog(book, frame, choices, self)
         dialogs.show_window(self.passages_dialog)  # waits while a blinded session is on screen
 
     # ------------------------------------------------------------------ exports

@@ -1,14 +1,16 @@
 """The Name cloze page's tab of the paper's tables: several models side by side per book (with the people who did the
 name cloze, when asked), and the most-frequent-name baseline.
 
-Everything is read by ``workbench.probes.cloze.models_table.paper_tables`` on a worker (this tab only chooses
-and shows); the export buttons write the export registry's tables (``cloze-models-table``,
-``cloze-frequent-name``) with the same choices.
+The tab's choices are ``self.choices`` (``workbench.probes.cloze.views.ModelsTableChoices``), changed by its
+widgets; everything is read by ``views.models_table_view`` for them on a worker (this tab only chooses and
+shows); the export buttons write the export registry's tables (``cloze-models-table``, ``cloze-frequent-name``)
+with the same choices.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+from dataclasses import replace
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -25,47 +27,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.widgets.frame_table import Column, FrameTable, count, is_missing, share
+from ui.cloze.results import columns
+from ui.widgets.frame_table import FrameTable
+from workbench.probes.cloze.views import (
+    BASELINE_VIEW_COLUMNS,
+    BOOK_VIEW_COLUMNS,
+    ModelsTableChoices,
+    ModelsTableView,
+    empty_models_table,
+    models_table_view,
+)
 
 YEAR_NONE = 0  # the spin boxes' "any year"
-BOOK_COLUMNS = [Column("book", "Book", stretch=True), Column("author", "Author"),
-                Column("year", "Year", lambda v: "" if is_missing(v) else str(int(v)), numeric=True)]
-
-
-def _interval(low: str, high: str):
-    def write(row: pd.Series) -> str:
-        if is_missing(row[low]) or is_missing(row[high]):
-            return ""
-        return f"{row[low]:.0%} – {row[high]:.0%}"
-    return write
-
-
-def table_columns(frame: pd.DataFrame) -> list[Column]:
-    """The columns of a models table as it came from the core: a pair (accuracy, n) per model, and the people's
-    interval where there is one."""
-    columns = list(BOOK_COLUMNS)
-    for name in frame.columns:
-        if not name.startswith("accuracy: "):
-            continue
-        who = name[len("accuracy: "):]
-        columns.append(Column(name, who, share, numeric=True, tooltip=f"Share of passages {who} named correctly"))
-        columns.append(Column(f"passages: {who}", "n", count, numeric=True,
-                              tooltip=f"Passages {who} answered (failures not counted)"))
-        if f"ci_low: {who}" in frame.columns:
-            columns.append(Column(f"ci_low: {who}", "95% CI", numeric=True,
-                                  compose=_interval(f"ci_low: {who}", f"ci_high: {who}"),
-                                  tooltip="Wilson 95% confidence interval"))
-    return columns
-
-
-BASELINE_COLUMNS = [
-    Column("book", "Book", stretch=True),
-    Column("baseline_name", "Name always answered"),
-    Column("passages", "Passages", count, numeric=True),
-    Column("accuracy", "Accuracy", share, numeric=True),
-    Column("ci_low", "95% CI", numeric=True, compose=_interval("ci_low", "ci_high"), tooltip="Wilson 95% interval"),
-    Column("note", "Note"),
-]
 
 
 class ModelsTableTab(QWidget):
@@ -76,6 +49,7 @@ class ModelsTableTab(QWidget):
         self.ops = ops
         self.work = ops.slot(self)
         self.project = None
+        self.choices = ModelsTableChoices()
         self.models = QListWidget()
         self.models.setObjectName("table-models")
         self.models.setToolTip("Tick the models to put side by side; the first ticked ranks the books")
@@ -92,6 +66,11 @@ class ModelsTableTab(QWidget):
         self.humans.setToolTip("Add the people who did the name cloze (name-cloze tasks on the Annotate page)")
         self.sort_by = QComboBox()
         self.sort_by.setToolTip("Order of the rows (a model or the people: best first)")
+        self.top.valueChanged.connect(lambda value: self._choose(top=value or None))
+        self.year_from.valueChanged.connect(lambda value: self._choose(year_from=value or None))
+        self.year_to.valueChanged.connect(lambda value: self._choose(year_to=value or None))
+        self.humans.toggled.connect(lambda on: self._choose(humans=on))
+        self.sort_by.currentIndexChanged.connect(lambda _: self._choose(sort_by=self.sort_by.currentData()))
         self.show_button = QPushButton("Show")
         self.show_button.clicked.connect(self.reload)
         self.export_button = QPushButton("Export table (CSV)…")
@@ -110,9 +89,9 @@ class ModelsTableTab(QWidget):
         self.note = QLabel()
         self.note.setObjectName("table-note")
         self.note.setWordWrap(True)
-        self.table = FrameTable(list(BOOK_COLUMNS))
+        self.table = FrameTable(columns(BOOK_VIEW_COLUMNS))
         self.table.setObjectName("models-table")
-        self.baseline = FrameTable(BASELINE_COLUMNS)
+        self.baseline = FrameTable(columns(BASELINE_VIEW_COLUMNS))
         self.baseline.setObjectName("baseline-table")
         baseline_box = QWidget()
         baseline_layout = QVBoxLayout(baseline_box)
@@ -181,69 +160,52 @@ class ModelsTableTab(QWidget):
         index = self.sort_by.findData(current)
         self.sort_by.setCurrentIndex(max(index, 0))
         self.sort_by.blockSignals(False)
+        self._choose(models=tuple(self.chosen_models()), sort_by=self.sort_by.currentData())
 
-    def options(self) -> dict:
-        """The choices, as the core and the export registry take them."""
-        sort_by = self.sort_by.currentData()
-        humans = self.humans.isChecked()
-        if sort_by == "humans" and not humans:
-            sort_by = None
-        models = self.chosen_models()
-        if sort_by in models:  # the ranking model's column comes first, as in the paper's tables
-            models = [sort_by] + [m for m in models if m != sort_by]
-        return {"models": models, "top": self.top.value() or None,
-                "year_from": self.year_from.value() or None, "year_to": self.year_to.value() or None,
-                "humans": humans, "sort_by": sort_by}
+    def _choose(self, **changes) -> None:
+        """A widget changed: the tab's choices follow (the table is read again with Show)."""
+        self.choices = replace(self.choices, **changes)
 
     # ------------------------------------------------------------------ reading
     def set_project(self, project) -> None:
         self.project = project
         self.work.drop()
-        self.show_result((pd.DataFrame(columns=["book", "author", "year"]), "", pd.DataFrame()))
+        self.models.blockSignals(True)
+        self.models.clear()  # another project's models
+        self.models.blockSignals(False)
+        self._on_models_changed()
+        self.show_result(ModelsTableView([], empty_models_table()))
         if project is not None:
             self.reload(models_only=True)
 
     def reload(self, models_only: bool = False) -> None:
+        """Read the table for ``self.choices`` on a worker (``models_only``: only which models have results, while
+        none is ticked yet: the first two are then ticked and shown)."""
         if self.project is None or self.project.closed:
             return
-        project, options = self.project, self.options()
+        project, choices = self.project, self.choices
+        self.work.start(lambda state: models_table_view(project, choices), label="Reading the models table",
+                        project=project, background_read=True, on_done=self._on_read, on_error=self._on_error)
 
-        def read(state):
-            from workbench.probes.cloze.analysis import model_labels
-            from workbench.probes.cloze.models_table import paper_tables
-
-            labels = model_labels(project)
-            chosen = options["models"] or labels[:2]
-            if models_only and not chosen:
-                return labels, None
-            return labels, paper_tables(project, chosen, top=options["top"], year_from=options["year_from"],
-                                        year_to=options["year_to"], humans=options["humans"],
-                                        sort_by=options["sort_by"] if options["models"] else None)
-
-        self.work.start(read, label="Reading the models table", project=project, background_read=True,
-                        on_done=self._on_read, on_error=self._on_error)
-
-    def _on_read(self, result) -> None:
-        labels, tables = result
-        if [self.models.item(i).text() for i in range(self.models.count())] != labels:
-            self.set_models(labels)
-        if tables is None:
+    def _on_read(self, view: ModelsTableView) -> None:
+        if [self.models.item(i).text() for i in range(self.models.count())] != view.labels:
+            self.set_models(view.labels)
+        if view.table is None:
             self.note.setText("No model has name-cloze answers yet: run the probe or import published results.")
             return
-        self.show_result(tables)
+        self.show_result(view)
 
     def _on_error(self, message: str, details: str = "") -> None:
         self.note.setText(message)
 
-    def show_result(self, tables) -> None:
-        table, note, baseline = tables
-        columns = table_columns(table)
-        if [c.field for c in columns] != [c.field for c in self.table.columns]:
-            self.table.set_columns(columns)  # the same widget: one made while the window closes can crash PySide
-        self.table.show_frame(table)
-        self.baseline.show_frame(baseline)
-        self.note.setText(note)
-        self.note.setVisible(bool(note))
+    def show_result(self, view: ModelsTableView) -> None:
+        shown = columns(view.columns)
+        if [c.field for c in shown] != [c.field for c in self.table.columns]:
+            self.table.set_columns(shown)  # the same widget: one made while the window closes can crash PySide
+        self.table.show_frame(view.table)
+        self.baseline.show_frame(view.baseline)
+        self.note.setText(view.note)
+        self.note.setVisible(bool(view.note))
 
     # ------------------------------------------------------------------ exporting
     def export_dialog(self, baseline: bool = False) -> None:
@@ -256,9 +218,7 @@ class ModelsTableTab(QWidget):
 
     def export(self, path: str, baseline: bool = False):
         """Write the table (or the baseline) through the export registry, on a worker."""
-        project, options = self.project, self.options()
-        options["models"] = ",".join(options["models"])
-        options = {k: v for k, v in options.items() if v not in (None, "", False)}
+        project, options = self.project, self.choices.export_options()
 
         def write(state):
             from workbench.export.registry import export_table

@@ -7,15 +7,19 @@
    as answers arrive (a throttled reload from the project, on this thread's own connection).
 Runs continue where they stopped (the same settings again, or Continue on the Runs tab), failures can
 be retried alone, and published gpt4-books results can be imported.
+
+The results tabs show views the core builds (``workbench.probes.cloze.views``) for the page's choices:
+``self.choices`` (``AccuracyChoices``: the model shown, whether flagged books are left out) and
+``self.runs_choices``; the widgets change them, and the background read hands them to the core queries.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
-import pandas as pd
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -24,7 +28,7 @@ from PySide6.QtWidgets import (
     QSplitter,
 )
 
-from ui import dialogs, wording
+from ui import dialogs
 from ui.background import Operation
 from ui.cloze.books_chooser import BooksChooser
 from ui.cloze.models_tab import ModelsTableTab
@@ -36,9 +40,19 @@ from ui.widgets.page import Page
 from ui.work_op import WorkOp
 from workbench.errors import UserError
 from workbench.models.catalog import list_models
-from workbench.probes.cloze.analysis import BOOK_COLUMNS, book_accuracy
-from workbench.probes.cloze.overview import OVERVIEW_COLUMNS, RUN_COLUMNS, books_overview, cloze_runs
+from workbench.probes.cloze.overview import books_overview
 from workbench.probes.cloze.plan import CHANGES, RETRY_ON_PAGE, ModelStarted, ProbePlan, plan_work, prompt_preview
+from workbench.probes.cloze.views import (
+    AccuracyChoices,
+    RunsChoices,
+    accuracy_view,
+    books_to_extract,
+    empty_accuracy_view,
+    empty_overview,
+    empty_runs_view,
+    extraction_text,
+    runs_view,
+)
 from workbench.prompt_templates import get_template, templates_frame
 from workbench.work import continue_work
 
@@ -48,19 +62,6 @@ RESULT_FILES = "gpt4-books results (*.tsv *.txt);;All files (*)"
 DEFAULT_IMPORT_LABEL = "gpt-4 (published)"
 CHOICES_SETTING = "probes.choices"  # the page's choices, kept in the project
 NO_PROJECT = "Open or create a project (File menu) to probe what models remember of its books."
-
-
-def run_about(project, run_id: int, kind: str, known: dict[int, str]) -> str:
-    """Where a run's answers came from, e.g. 'imported from pg1342.tsv; 40 passages', read once per run (it never
-    changes) into ``known``; on the worker that reads the results (a query per run: 1,142 runs took 60 ms)."""
-    from workbench import jobs
-
-    if run_id not in known:
-        try:
-            known[run_id] = wording.run_about(kind, jobs.get_run(project, run_id)["config"])
-        except UserError:
-            known[run_id] = ""
-    return known[run_id]
 
 
 def extraction_workers(books: int) -> int:
@@ -78,6 +79,8 @@ class ClozePage(Page, OneOperation):
         self.last_result = None
         self._project_shown = None
         self._about: dict[str, dict[int, str]] = {}  # project -> run id -> what the run was about
+        self.choices = AccuracyChoices()  # what the accuracy tab shows
+        self.runs_choices = RunsChoices()  # what the runs tab shows
         self._books_refreshed = 0.0
         self._live_timer = QTimer(self)
         self._live_timer.setSingleShot(True)
@@ -107,6 +110,8 @@ class ClozePage(Page, OneOperation):
 
         self.results = ResultsPanel()
         self.results.continue_requested.connect(self.continue_run)
+        self.results.model_chosen.connect(self._choose_model)
+        self.results.flagged_changed.connect(self._choose_flagged)
         self.models_tab = ModelsTableTab(self.ops)
         self.results.addTab(self.models_tab, "Models side by side")
         self.results.currentChanged.connect(self._on_results_tab)
@@ -130,11 +135,12 @@ class ClozePage(Page, OneOperation):
         if not self.show_whether_open():
             self._project_shown = None
             self.reading.drop()
-            self.books.load(None, pd.DataFrame(columns=OVERVIEW_COLUMNS), keep_ticks=False)
+            self.books.load(None, empty_overview(), keep_ticks=False)
             self.settings.load_models([])
             self.settings.show_preview("")
-            self.results.show_accuracy(pd.DataFrame(columns=BOOK_COLUMNS))
-            self.results.show_runs(pd.DataFrame(columns=RUN_COLUMNS))
+            self.results.show_accuracy(empty_accuracy_view())
+            self.results.show_runs(empty_runs_view())
+            self.results.reset_filters()
             self.models_tab.set_project(None)
             self.summary.hide()
             return
@@ -142,6 +148,8 @@ class ClozePage(Page, OneOperation):
         self._project_shown = self.project
         if changed:
             self.reading.drop()  # the tables of the project before are not shown here
+            self.choices, self.runs_choices = AccuracyChoices(), RunsChoices()  # its models are not this one's
+            self.results.reset_filters()
             self.models_tab.set_project(self.project)
         self.books.load(self.project, books_overview(self.project), keep_ticks=not changed)
         self.settings.load_models(list_models(self.project))
@@ -201,25 +209,36 @@ class ClozePage(Page, OneOperation):
         in the background; a reload asked for meanwhile runs once the current one has ended."""
         if self.project is None or self.project.closed:
             return
-        project = self.project
+        project, choices, runs_choices = self.project, self.choices, self.runs_choices
         known = dict(self._about.get(str(project.path), {}))  # a copy: the worker adds to it
 
         def read(state):
-            runs = cloze_runs(project)
-            runs["about"] = [run_about(project, int(run_id), kind, known)
-                             for run_id, kind in zip(runs["id"], runs["kind"])]
-            return str(project.path), book_accuracy(project), runs, known
+            from workbench.probes.cloze.analysis import model_labels
+
+            labels = model_labels(project)
+            shown = choices if set(choices.models) <= set(labels) else replace(choices, models=())  # one deleted
+            return str(project.path), labels, accuracy_view(project, shown), runs_view(project, runs_choices, known), known
 
         self.reading.queue(read, label="Reading the results", project=project, background_read=True,
                            on_done=self._show_results, on_error=self.show_error)
 
     def _show_results(self, result: tuple) -> None:
-        path, accuracy, runs, about = result
+        path, labels, accuracy, runs, about = result
         self._about[path] = about
+        self.results.offer_models(labels, self.choices.models[0] if self.choices.models else None)
         hint = "" if len(accuracy) else ("No answers yet. Extract passages, tick one or more models and press "
                                          "Run probe; the accuracy of each book appears here as answers arrive.")
         self.results.show_accuracy(accuracy, hint)
         self.results.show_runs(runs)
+
+    def _choose_model(self, label: str) -> None:
+        """Show one model's accuracy (all models' for an empty label)."""
+        self.choices = replace(self.choices, models=(label,) if label else ())
+        self.refresh_results()
+
+    def _choose_flagged(self, leave_out: bool) -> None:
+        self.choices = replace(self.choices, exclude_flagged=leave_out)
+        self.refresh_results()
 
     def _on_results_tab(self, index: int) -> None:
         if self.results.widget(index) is self.models_tab:
@@ -244,17 +263,15 @@ class ClozePage(Page, OneOperation):
         from workbench.probes.cloze.passages import extracted_usage
         from workbench.probes.cloze.rules import project_settings
 
-        chosen = self.books.checked_overview()
-        with_text = chosen[chosen["has_text"]] if len(chosen) else chosen
-        if with_text.empty:
+        titles = books_to_extract(self.books.overview, self.books.checked_book_ids())
+        if not titles:
             self.show_info("Tick the books to extract passages from (books known only from imported results "
                            "have no text to read).")
             return None
-        ids = [int(b) for b in with_text["book_id"]]
+        ids = list(titles)
         usage = {b: n for b, (_, n) in extracted_usage(self.project, ids).items() if n}
         replace = False
         if usage:
-            titles = dict(zip(with_text["book_id"], with_text["title"]))
             names = ", ".join(f"{titles[b]} ({n} answers)" for b, n in usage.items())
             if not dialogs.ask(self, f"Runs already answered passages of {len(usage)} book(s): {names}. Extracting "
                                      "again deletes those passages and their answers. Extract again anyway?"):
@@ -281,12 +298,7 @@ class ClozePage(Page, OneOperation):
             self.books.load(self.project, books_overview(self.project))
 
     def _extracted(self, summary) -> None:
-        flagged = summary[summary["flagged"]]
-        text = f"Extracted {int(summary['sampled'].sum()):,} passages from {len(summary)} book(s)."
-        if len(flagged):
-            text += (f" {len(flagged)} book(s) had fewer than {int(flagged['per_book'].iloc[0])} candidates and are "
-                     f"flagged: {', '.join(flagged['title'])}. Charts can leave them out.")
-        self.show_summary(text)
+        self.show_summary(extraction_text(summary))
 
     # ------------------------------------------------------------------ running
     def current_plan(self, *, retry_failed: bool = False) -> ProbePlan:

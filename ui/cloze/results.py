@@ -1,86 +1,62 @@
 """The results side of the Name cloze page: accuracy per book (filled in live) and the name-cloze runs.
 
-The accuracy table shows ``workbench.probes.cloze.analysis.book_accuracy``; the runs table
-``workbench.probes.cloze.overview.cloze_runs``, with Continue and Retry failed for a chosen run.
+Both tables are views the core builds for the page's choices (``workbench.probes.cloze.views``:
+``accuracy_view`` for ``AccuracyChoices``, ``runs_view`` for ``RunsChoices``) on a worker; this panel only
+shows them, with Continue and Retry failed for a chosen run where the view says it can be done.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
-from ui import wording
-from ui.widgets.frame_table import Column, FrameTable, count, decimal, is_missing, share, yes_only
-from workbench.jobs import RESUMABLE_STATUSES
-from workbench.probes.cloze.kinds import CLOZE_KIND, LOGPROB_KIND, MLM_KIND
+from ui.widgets.frame_table import Column, FrameTable
+from workbench.probes.cloze.views import ACCURACY_VIEW_COLUMNS, RUNS_VIEW_COLUMNS, ViewColumn, run_actions
 
-KIND_NAMES = {CLOZE_KIND: "name cloze", MLM_KIND: "masked-LM baseline", LOGPROB_KIND: "log-probability"}
-
-
-def _ci(row: pd.Series) -> str:
-    if is_missing(row["ci_low"]) or is_missing(row["ci_high"]):
-        return ""
-    return f"{row['ci_low']:.0%} – {row['ci_high']:.0%}"
+if TYPE_CHECKING:
+    import pandas as pd
 
 
-def _kind(value) -> str:
-    return KIND_NAMES.get(value, str(value))
-
-
-ACCURACY_COLUMNS = [
-    Column("model", "Model"),
-    Column("kind", "Run", _kind),
-    Column("book", "Book", stretch=True),
-    Column("n", "Answered", count, numeric=True, tooltip="Passages the model answered (failures not counted)"),
-    Column("correct", "Correct", count, numeric=True),
-    Column("accuracy", "Accuracy", share, numeric=True, tooltip="Correct / answered"),
-    Column("ci_low", "95% CI", numeric=True, compose=_ci, tooltip="Wilson 95% confidence interval"),
-    Column("failed", "Failed", count, numeric=True, tooltip="Calls that failed; 'Retry failed only' asks again"),
-    Column("flagged", "Flagged", yes_only, tooltip="Fewer passages than asked for: charts can leave these books out",
-           optional=True),
-    Column("mean_logprob", "Mean log-prob", decimal, numeric=True, optional=True,
-           tooltip="Mean log-probability of the true name (log-probability runs; higher = more expected)"),
-]
-
-
-def _progress(row: pd.Series) -> str:
-    return f"{int(row['ok']) + int(row['failed'])} of {int(row['total'])}"
-
-
-RUN_COLUMNS = [
-    Column("id", "Run", count, numeric=True),
-    Column("kind", "Kind", _kind),
-    Column("model", "Model"),
-    Column("template", "Prompt"),
-    Column("status", "Status"),
-    Column("total", "Done", numeric=True, compose=_progress),
-    Column("failed", "Failed", count, numeric=True),
-    Column("created_at", "Started", wording.when),
-    Column("note", "Note", stretch=True, compose=lambda row: _note(row)),
-]
-def _note(row: pd.Series) -> str:
-    """The run's own note, else where its answers came from (imported runs otherwise look all alike)."""
-    note = "" if is_missing(row.get("note")) else str(row["note"])
-    about = "" if is_missing(row.get("about")) else str(row["about"])
-    return "; ".join(x for x in (note, about) if x)
+def columns(view_columns: list[ViewColumn]) -> list[Column]:
+    """A core view's columns as the frame table shows them (the texts are written by the core already)."""
+    return [Column(c.field, c.title, numeric=c.numeric, tooltip=c.tooltip, stretch=c.stretch, optional=c.optional)
+            for c in view_columns]
 
 
 class ResultsPanel(QTabWidget):
     continue_requested = Signal(int, bool)  # run id, retry failed only
+    model_chosen = Signal(str)  # the model whose accuracy to show ('' for every model)
+    flagged_changed = Signal(bool)  # leave out books with fewer passages than asked for
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.accuracy = FrameTable(ACCURACY_COLUMNS)
+        self.accuracy = FrameTable(columns(ACCURACY_VIEW_COLUMNS))
         self.accuracy_hint = QLabel("")
         self.accuracy_hint.setWordWrap(True)
+        self.model_filter = QComboBox()
+        self.model_filter.setToolTip("Show the accuracy of one model, or of every model")
+        self.model_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.model_filter.addItem("All models", "")
+        self.model_filter.currentIndexChanged.connect(
+            lambda _: self.model_chosen.emit(self.model_filter.currentData() or ""))
+        self.flagged = QCheckBox("Leave out flagged books")
+        self.flagged.setToolTip("Leave out books with fewer passages than were asked for")
+        self.flagged.toggled.connect(self.flagged_changed.emit)
+        filters = QHBoxLayout()
+        filters.addWidget(QLabel("Show"))
+        filters.addWidget(self.model_filter)
+        filters.addWidget(self.flagged)
+        filters.addStretch(1)
         accuracy_tab = QWidget()
         accuracy_layout = QVBoxLayout(accuracy_tab)
+        accuracy_layout.addLayout(filters)
         accuracy_layout.addWidget(self.accuracy_hint)
         accuracy_layout.addWidget(self.accuracy, 1)
         self.addTab(accuracy_tab, "Accuracy per book")
 
-        self.runs = FrameTable(RUN_COLUMNS, key="id")
+        self.runs = FrameTable(columns(RUNS_VIEW_COLUMNS), key="id")
         self.runs.itemSelectionChanged.connect(self._update_buttons)
         self.continue_button = QPushButton("Continue run")
         self.continue_button.setToolTip("Ask the passages this run has not answered yet (e.g. after a cancel or crash)")
@@ -101,6 +77,25 @@ class ResultsPanel(QTabWidget):
         self._busy = False
         self._update_buttons()
 
+    def offer_models(self, labels: list[str], chosen: str | None = None) -> None:
+        """The models the accuracy tab can show alone (the choice stays; no signal while they are filled in)."""
+        if [self.model_filter.itemData(i) for i in range(1, self.model_filter.count())] == labels:
+            return
+        self.model_filter.blockSignals(True)
+        self.model_filter.clear()
+        self.model_filter.addItem("All models", "")
+        for label in labels:
+            self.model_filter.addItem(label, label)
+        self.model_filter.setCurrentIndex(max(self.model_filter.findData(chosen or ""), 0))
+        self.model_filter.blockSignals(False)
+
+    def reset_filters(self) -> None:
+        """Every model, flagged books kept (another project: its models are not these)."""
+        self.offer_models([])
+        self.flagged.blockSignals(True)
+        self.flagged.setChecked(False)
+        self.flagged.blockSignals(False)
+
     def show_accuracy(self, frame: pd.DataFrame, hint: str = "") -> None:
         self.accuracy.show_frame(frame)
         self.accuracy_hint.setText(hint)
@@ -110,12 +105,10 @@ class ResultsPanel(QTabWidget):
         self.runs.show_frame(frame)
         self._update_buttons()
 
-    def selected_run(self) -> pd.Series | None:
+    def selected_run(self) -> dict | None:
+        """The chosen run's id and what can be done with it (``views.RUN_ACTIONS``), or None."""
         keys = self.runs.selected_keys()
-        if not keys or self.runs.frame.empty:
-            return None
-        rows = self.runs.frame[self.runs.frame["id"] == keys[0]]
-        return rows.iloc[0] if len(rows) else None
+        return run_actions(self.runs.frame, keys[0] if keys else None)
 
     def set_busy(self, busy: bool) -> None:
         self._busy = busy
@@ -123,9 +116,9 @@ class ResultsPanel(QTabWidget):
 
     def _update_buttons(self) -> None:
         run = self.selected_run()
-        resumable = run is not None and not run["imported"] and run["status"] in RESUMABLE_STATUSES and not self._busy
-        self.continue_button.setEnabled(bool(resumable) and int(run["ok"]) + int(run["failed"]) < int(run["total"]))
-        self.retry_button.setEnabled(bool(resumable) and int(run["failed"]) > 0)
+        free = run is not None and not self._busy
+        self.continue_button.setEnabled(free and bool(run["can_continue"]))
+        self.retry_button.setEnabled(free and bool(run["can_retry"]))
 
     def _request(self, retry_failed: bool) -> None:
         run = self.selected_run()

@@ -5,7 +5,8 @@ Produces a ``workbench.probes.cloze.plan.ProbePlan``; the page estimates its cos
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -28,6 +29,10 @@ from workbench.models.catalog import ModelSpec, choice_text
 from workbench.probes.cloze.plan import GENERATING_KINDS, KINDS, TEMPLATED_KINDS, ProbePlan
 from workbench.probes.cloze.prompting import DEFAULT_TEMPLATE
 from workbench.probes.cloze.run import DEFAULT_MAX_TOKENS
+from workbench.probes.cloze.views import template_choices
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LABEL_ROLE = Qt.ItemDataRole.UserRole
 NO_MODELS = "No models yet: add one on the Models page."
@@ -178,9 +183,8 @@ class RunSettings(QGroupBox):
         current = self.template.currentData() or DEFAULT_TEMPLATE
         self.template.blockSignals(True)
         self.template.clear()
-        for record in templates.itertuples():
-            versions = f", {record.versions} versions" if record.versions > 1 else ""
-            self.template.addItem(f"{record.name} (v{record.version}{versions})", record.name)
+        for text, name in template_choices(templates):
+            self.template.addItem(text, name)
         index = self.template.findData(current)
         self.template.setCurrentIndex(max(index, 0))
         self.template.blockSignals(False)

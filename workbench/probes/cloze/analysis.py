@@ -566,12 +566,6 @@ def decile_sets(
     return frame
 
 
-def accuracy_table(project: "Project", models: str | Sequence[str] | None = None) -> pd.DataFrame:
-    """The short per-book table of ``palimpsest cloze accuracy``: book, its id, model, n, correct, accuracy, CI."""
-    frame = book_accuracy(project, models)
-    return frame[ACCURACY_TABLE_COLUMNS]
-
-
-#: the columns of ``accuracy_table`` (a title is no key: two books can share one, so the id comes with it)
+#: the short per-book table of ``palimpsest cloze accuracy`` (``views.accuracy_frame`` without ``all_columns``;
+#: a title is no key: two books can share one, so the id comes with it)
 ACCURACY_TABLE_COLUMNS = ["book", "book_id", "model", "n", "correct", "accuracy", "ci_low", "ci_high"]
-

@@ -21,6 +21,9 @@ from workbench.cli.common import (
     run_work,
 )
 from workbench.errors import UserError
+from workbench.probes.cloze.views import ANSWER_FILTERS
+
+ONE_BOOK_HELP = "only this book (its id; palimpsest books lists them)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,6 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the kind of 95%% interval: wilson (default) or bootstrap over passages")
     p.add_argument("--exclude-flagged", action="store_true", help="leave out books with too few passages")
     p.add_argument("--all-columns", action="store_true", help="also failures, candidates, flags, log-probability")
+    p.add_argument("--book", type=int, metavar="ID", help=ONE_BOOK_HELP)
     add_format_argument(p)
     p.set_defaults(handler=cmd_accuracy)
 
@@ -114,9 +118,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--top", type=int, metavar="N", help="only the N books the first model knows best")
     p.add_argument("--year-from", type=int, metavar="YEAR", help="only books first published in YEAR or later")
     p.add_argument("--year-to", type=int, metavar="YEAR", help="only books first published in YEAR or before")
+    p.add_argument("--sort-by", dest="sort_by", metavar="NAME",
+                   help="order of the rows: book, year, one of the models or humans, best first (default: the first "
+                        "model, whose column then comes first); --top keeps the first rows of this order")
+    p.add_argument("--book", type=int, metavar="ID", help=ONE_BOOK_HELP + " (its row of the table)")
     _human_arguments(p, "add a column for the people who did the name cloze (Annotate page), with its interval")
     add_format_argument(p)
     p.set_defaults(handler=cmd_table)
+
+    p = commands.add_parser("answers", help="one book's passages with each model's raw and parsed answer")
+    add_project_argument(p)
+    p.add_argument("--book", type=int, required=True, metavar="ID", help="the book whose passages to list")
+    p.add_argument("--model", action="append", metavar="LABEL", help="only this model's answers (repeatable)")
+    p.add_argument("--show", choices=list(ANSWER_FILTERS), default="all",
+                   help="which answers: all (default), right, wrong (answered, but not the true name) or failed calls")
+    add_format_argument(p)
+    p.set_defaults(handler=cmd_answers)
 
     p = commands.add_parser("frequent-name", help="the most-frequent-name baseline, overall and per book")
     add_project_argument(p)
@@ -331,17 +348,13 @@ def _keyed(project, frame, fmt: str):
 
 
 def cmd_accuracy(args: argparse.Namespace) -> int:
-    from workbench.probes.cloze.analysis import ACCURACY_TABLE_COLUMNS, accuracy_table, book_accuracy
+    """The numbers of the Name cloze page's "Accuracy per book" tab, for the same choices."""
+    from workbench.probes.cloze.views import AccuracyChoices, accuracy_frame
 
+    choices = AccuracyChoices(models=tuple(args.model or ()), book_id=args.book, exclude_flagged=args.exclude_flagged,
+                              ci=args.ci, all_columns=args.all_columns)
     with opened(args.project) as project:
-        if args.all_columns:
-            frame = book_accuracy(project, args.model, ci=args.ci, exclude_flagged=args.exclude_flagged)
-        else:
-            frame = accuracy_table(project, args.model)
-            if args.exclude_flagged or args.ci != "wilson":
-                full = book_accuracy(project, args.model, ci=args.ci, exclude_flagged=args.exclude_flagged)
-                frame = full[ACCURACY_TABLE_COLUMNS]
-        frame = _keyed(project, frame, args.format)
+        frame = _keyed(project, accuracy_frame(project, choices), args.format)
     print_frame(frame, args.format)
     return 0
 
@@ -365,12 +378,15 @@ def _human_arguments(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from workbench.probes.cloze.models_table import models_table, models_table_note
+    """The numbers of the Name cloze page's "Models side by side" tab, for the same choices."""
+    from workbench.probes.cloze.models_table import models_table_note
+    from workbench.probes.cloze.views import ModelsTableChoices, models_table_frame
 
+    choices = ModelsTableChoices(models=tuple(args.model), top=args.top, year_from=args.year_from,
+                                 year_to=args.year_to, humans=args.humans, sort_by=args.sort_by, book_id=args.book,
+                                 annotator=args.annotator, task=args.task, per_answer=args.per_answer)
     with opened(args.project) as project:
-        frame = models_table(project, args.model, top=args.top, year_from=args.year_from, year_to=args.year_to,
-                             humans=args.humans, annotator=args.annotator, task=args.task,
-                             per_answer=args.per_answer)
+        frame = models_table_frame(project, choices)
         note = models_table_note(project, frame, year_from=args.year_from, year_to=args.year_to,
                                  per_answer=args.per_answer)
         if args.humans or args.annotator:
@@ -381,6 +397,17 @@ def cmd_table(args: argparse.Namespace) -> int:
     print_frame(frame, args.format, empty="No book has results for these models (within these years).")
     if note:
         print(note, file=sys.stderr)
+    return 0
+
+
+def cmd_answers(args: argparse.Namespace) -> int:
+    """The passages dialog of the Charts page (a book's point clicked), for the same choices."""
+    from workbench.probes.cloze.views import PassagesChoices, passages_view
+
+    choices = PassagesChoices(book_id=args.book, models=tuple(args.model or ()), show=args.show)
+    with opened(args.project) as project:
+        frame = passages_view(project, choices)
+    print_frame(frame, args.format, empty="No answers of this kind for this book: run the probe, or choose --show all.")
     return 0
 
 

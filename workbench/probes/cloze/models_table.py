@@ -132,32 +132,3 @@ def models_table_note(project: "Project", table: pd.DataFrame, *, year_from: int
                          f"of these books, fewer than the models' {most:,} passages: read its interval, and compare "
                          "on the same passages with palimpsest cloze humans.")
     return " ".join(notes)
-
-
-def paper_tables(project: "Project", models: Sequence[str], *, top: int | None = None, year_from: int | None = None,
-                 year_to: int | None = None, humans: bool = False, sort_by: str | None = None,
-                 ) -> tuple[pd.DataFrame, str, pd.DataFrame]:
-    """What the Name cloze page's table tab shows, read in one go on a worker: the models side by side (with the
-    people's column when asked and there are answers), its note, and the most-frequent-name baseline."""
-    from workbench.probes.cloze.baselines import frequent_name_baseline
-    from workbench.probes.cloze.human import human_answers
-
-    notes = []
-    if humans and human_answers(project).empty:
-        from workbench.probes.cloze.human import no_answers_message
-
-        notes.append(no_answers_message(project))
-        humans = False
-    table = models_table(project, models, top=top, year_from=year_from, year_to=year_to, humans=humans,
-                         sort_by=sort_by)
-    notes.append(models_table_note(project, table, year_from=year_from, year_to=year_to))
-    if humans:
-        from workbench.probes.cloze.human import pooling_note
-
-        pooling = pooling_note(human_answers(project))
-        notes.append(f"People: {pooling}." if pooling else "")
-    try:
-        baseline = frequent_name_baseline(project)
-    except UserError:
-        baseline = pd.DataFrame()
-    return table, " ".join(n for n in notes if n), baseline
