@@ -38,10 +38,11 @@ def three_runs(project):
 
 def test_the_runs_are_those_of_the_chosen_kind_and_model(three_runs):
     project, made = three_runs
-    assert list(runs_frame(project, RunsChoices())["id"]) == sorted(made.values(), reverse=True)  # newest first
+    assert list(runs_frame(project, RunsChoices())["id"]) == sorted(made.values())
+    assert list(runs_table(project, RunsChoices())["id"]) == sorted(made.values(), reverse=True)  # the page: newest first
     assert set(runs_frame(project, RunsChoices(kind=KINDS[0]))["id"]) == {made[KINDS[0], "one"], made[KINDS[0], "two"]}
     assert list(runs_frame(project, RunsChoices(kind=KINDS[0], model="one"))["id"]) == [made[KINDS[0], "one"]]
-    assert list(runs_frame(project, RunsChoices(model="one"))["id"]) == [made[KINDS[1], "one"], made[KINDS[0], "one"]]
+    assert list(runs_frame(project, RunsChoices(model="one"))["id"]) == [made[KINDS[0], "one"], made[KINDS[1], "one"]]
     table = runs_table(project, RunsChoices(kind=KINDS[1]))
     assert list(table.columns[:len(RUN_TABLE_COLUMNS)]) == RUN_TABLE_COLUMNS
     (row,) = table.to_dict("records")

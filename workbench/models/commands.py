@@ -243,7 +243,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from workbench.runs.views import RunsChoices, runs_frame
 
     with opened(args.project) as project:
-        frame = runs_frame(project, RunsChoices(kind=args.kind, model=args.model))  # the Jobs page's runs, newest first
+        frame = runs_frame(project, RunsChoices(kind=args.kind, model=args.model))  # the Jobs page's runs
     if args.format == "table":
         frame = frame.assign(cost=[run_cost_text(c, b, n, m) for c, b, n, m in zip(
                                  frame["cost"], frame["backend"], frame["calls"], frame["model"])],

@@ -150,14 +150,14 @@ def run_kinds(project: "Project") -> list[tuple[str, str]]:
 
 
 def runs_frame(project: "Project", choices: RunsChoices) -> pd.DataFrame:
-    """The runs of the choices, newest first: status, counts, tokens, calls, cost (``RUN_FRAME_COLUMNS``, then
+    """The runs of the choices, oldest first: status, counts, tokens, calls, cost (``RUN_FRAME_COLUMNS``, then
     ``backend``)."""
     from workbench.models.usage import runs_overview
 
     frame = runs_overview(project, choices.kind)
     if choices.model is not None:
         frame = frame[frame["model"] == choices.model]
-    frame = frame.sort_values("id", ascending=False).reset_index(drop=True)
+    frame = frame.sort_values("id").reset_index(drop=True)
     frame = frame.assign(what=[kind_words(kind) for kind in frame["kind"]])
     return frame[RUN_FRAME_COLUMNS + ["backend"]]
 
@@ -168,13 +168,14 @@ def _calls(calls: int, cached: int) -> str:
 
 def runs_table(project: "Project", choices: RunsChoices, frame: pd.DataFrame | None = None,
                configs: dict[int, dict] | None = None) -> pd.DataFrame:
-    """The runs of the choices as the Jobs page writes them (``RUN_TABLE_COLUMNS``), with ``id`` and the raw
+    """The runs of the choices as the Jobs page writes them, newest first (``RUN_TABLE_COLUMNS``), with ``id`` and the raw
     ``status``, ``kind``, ``ok``, ``failed``, ``total`` beside them. ``configs``: run id -> stored configuration,
     read once per run (a run's configuration never changes)."""
     from workbench.jobs import get_run, is_active
     from workbench.models.usage import run_cost_text
 
     frame = runs_frame(project, choices) if frame is None else frame
+    frame = frame.sort_values("id", ascending=False)
     configs = {} if configs is None else configs
     rows = []
     for record in frame.to_dict("records"):
