@@ -104,7 +104,7 @@ def test_narrative_time_and_the_error_analysis_from_the_page(qtbot, page, studie
     page.analyse()
     wait_idle(qtbot, page)
     assert "were drawn at random" in page.table.column_texts("Note")[0]
-    assert page.report["choices"]["ties"] == "draw" and page.table.column_texts("Grouped by") == ["beta"]
+    assert page.report["choices"].ties == "draw" and page.table.column_texts("Grouped by") == ["beta"]
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ reach during a session.
 
 from __future__ import annotations
 
-import pandas as pd
+from dataclasses import replace
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -30,19 +31,16 @@ from ui.annotate.items_dialog import AddItemsDialog
 from ui.annotate.results_view import ResultsView
 from ui.annotate.session_view import SessionView
 from ui.annotate.task_dialog import NewTaskDialog
-from ui.annotate.tasks_view import TasksView, plural
+from ui.annotate.tasks_view import TasksView
 from ui.widgets.page import Page
 from workbench.annotation.annotators import add_annotator, list_annotators
-from workbench.annotation.answers import progress_frame
 from workbench.annotation.blinding import window_title
 from workbench.annotation.items import item_count
-from workbench.annotation.overview import OVERVIEW_COLUMNS, tasks_overview
 from workbench.annotation.session import Session
 from workbench.annotation.tasks import Task, delete_task, get_task, list_tasks
+from workbench.annotation.views import KIND_NAMES, AnnotationChoices, delete_question, progress_text, tasks_table
 from workbench.errors import UserError
 
-KIND_NAMES = {"narrative-time": "narrative time", "summary-validity": "summary validity", "label": "labels",
-              "name-cloze": "name cloze"}
 HELD_NOTE = {
     0: "",
     1: "A message from other work is waiting. It will be shown when you pause or finish the session "
@@ -59,6 +57,7 @@ class AnnotatePage(Page):
         super().__init__(ops, parent)
         self.task: Task | None = None
         self.session: Session | None = None
+        self.choices = AnnotationChoices()  # the task and the annotator chosen, kept as the widgets change
         self.codebook = CodebookDialog(self)
 
         self.task_combo = QComboBox()
@@ -81,6 +80,7 @@ class AnnotatePage(Page):
         self.annotator_combo.setObjectName("annotator")
         self.annotator_combo.setAccessibleName("Annotator")
         self.annotator_combo.setMinimumWidth(220)
+        self.annotator_combo.currentTextChanged.connect(self._annotator_chosen)
         self.new_annotator = QLineEdit()
         self.new_annotator.setObjectName("new-annotator")
         self.new_annotator.setPlaceholderText("or type a new name")
@@ -190,8 +190,7 @@ class AnnotatePage(Page):
         self._on_task_chosen()
 
     def _refresh_tasks_view(self) -> None:
-        overview = tasks_overview(self.project) if self.project is not None else pd.DataFrame(columns=OVERVIEW_COLUMNS)
-        self.tasks_view.load(overview, self.task.id if self.task is not None else None)
+        self.tasks_view.load(tasks_table(self.project), self.task.id if self.task is not None else None)
 
     def on_shown(self) -> None:
         if self.session is None:
@@ -214,6 +213,7 @@ class AnnotatePage(Page):
     def _on_task_chosen(self) -> None:
         task_id = self.task_combo.currentData()
         self.task = get_task(self.project, task_id) if self.project is not None and task_id is not None else None
+        self.choices = replace(self.choices, task=self.task.id if self.task is not None else None)
         if self.task is None:
             self.task_info.setText("No annotation tasks yet: create one on the Tasks and items tab."
                                    if self.project is not None else "Open a project first.")
@@ -225,7 +225,7 @@ class AnnotatePage(Page):
         self._refresh_annotators()
         self._show_progress()
         self._refresh_tasks_view()
-        self.results.set_task(self.project, self.task)
+        self.results.set_task(self.project, self.task, self.choices)
         if self.codebook.isVisible():
             if self.task is not None:
                 self.codebook.show_task(self.task)
@@ -252,11 +252,7 @@ class AnnotatePage(Page):
             self.start_message.setText("This task has no items yet. Add passages, summaries or a file on the "
                                        "Tasks and items tab (Add items…), then come back here to annotate.")
             return
-        frame = progress_frame(self.project, self.task)
-        lines = [f"{r.annotator}: {r.answered} answered" + (f" of {r.assigned}" if r.assigned else "")
-                 + (f", {r.skipped} skipped" if r.skipped else "") + (f", {r.flagged} flagged" if r.flagged else "")
-                 for r in frame.itertuples()]
-        self.start_message.setText("\n".join(["Progress so far:", *lines]) if lines else "Nobody has started yet.")
+        self.start_message.setText(progress_text(self.project, self.task))
 
     def _refresh_annotators(self, select: str | None = None) -> None:
         current = select or self.annotator_combo.currentText()
@@ -266,6 +262,10 @@ class AnnotatePage(Page):
         index = self.annotator_combo.findText(current)
         if index >= 0:
             self.annotator_combo.setCurrentIndex(index)
+        self._annotator_chosen(self.annotator_combo.currentText())
+
+    def _annotator_chosen(self, name: str) -> None:
+        self.choices = replace(self.choices, annotator=name or None)
 
     def add_annotator(self) -> None:
         if self.project is None:
@@ -312,7 +312,7 @@ class AnnotatePage(Page):
             self.add_annotator()
             if self.new_annotator.text().strip():
                 return  # the name was refused; the message said why
-        name = self.annotator_combo.currentText()
+        name = self.choices.annotator or ""
         if not name:
             self.show_error("Type your name in the box beside 'Annotator' (or choose it in the list), then press "
                             "Start annotating.")
@@ -404,11 +404,7 @@ class AnnotatePage(Page):
         if self.project is None or self.task is None or self.session is not None:
             return False
         task = self.task
-        row = tasks_overview(self.project).set_index("task_id").loc[task.id]
-        answers = (f" and {plural(row['answers'], 'answer')} from {plural(row['annotators'], 'annotator')}"
-                   if row["answers"] else "")
-        if not dialogs.ask(self, f"Delete the task '{task.name}'? Its {plural(row['items'], 'item')}{answers} are "
-                                 "deleted with it, and so are the model runs that made its items. This cannot be undone."):
+        if not dialogs.ask(self, delete_question(self.project, task)):
             return False
         try:
             delete_task(self.project, task.id)

@@ -6,7 +6,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -20,9 +19,9 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.widgets.cells_table import CellsTable, table_cells
-from workbench.annotation.adjudication import adjudicate, disagreements
-from workbench.annotation.agreement import agreement_table
+from workbench.annotation.adjudication import adjudicate
 from workbench.annotation.tasks import Task
+from workbench.annotation.views import AnnotationChoices, agreement_shown, disputes_table
 from workbench.errors import UserError
 from workbench.export.registry import export_table
 
@@ -34,26 +33,16 @@ AGREEMENT_HEADERS = {"statistic": "Statistic", "value": "Value", "ci": "95% CI",
 DISPUTE_HEADERS = {"item_id": "Item", "spread": "How far apart", "adjudicated": "Agreed value"}
 
 
-def agreement_view(frame: pd.DataFrame) -> pd.DataFrame:
-    """The agreement table with its interval as one cell ('0.41 – 0.78'); the CSV export keeps both ends."""
-    if frame.empty or "ci_low" not in frame:
-        return frame
-    view = frame.copy()
-    view.insert(list(view.columns).index("ci_low"), "ci", [
-        "" if pd.isna(low) or pd.isna(high) else f"{low:.3f} – {high:.3f}"
-        for low, high in zip(view["ci_low"], view["ci_high"])])
-    return view.drop(columns=["ci_low", "ci_high"])
-
-
-def compute_agreement(project, task_id: int, state) -> tuple:
+def compute_agreement(project, choices: AnnotationChoices, state) -> tuple:
     """Everything but making the widgets' items: the bootstrap, the disputed items, and the texts of
-    thousands of cells (which took half a second of the GUI thread on a large task)."""
-    agreement = agreement_table(project, task_id)
+    thousands of cells (which took half a second of the GUI thread on a large task). The frames are the core's
+    (``agreement_shown``, ``disputes_table``) for the page's choices."""
+    agreement = agreement_shown(project, choices)
     state.check()
-    disputes = disagreements(project, task_id)
+    disputes = disputes_table(project, choices)
     state.check()
-    return (agreement.empty, len(disputes), table_cells(agreement_view(agreement), AGREEMENT_HEADERS),
-            table_cells(disputes, DISPUTE_HEADERS))
+    return (agreement.empty, len(disputes), table_cells(agreement, AGREEMENT_HEADERS),
+            table_cells(disputes, DISPUTE_HEADERS), agreement, disputes)
 
 
 class ResultsView(QWidget):
@@ -64,6 +53,8 @@ class ResultsView(QWidget):
         self.computing.busy_changed.connect(self._update_button)
         self.project = None
         self.task: Task | None = None
+        self.choices = AnnotationChoices()  # the page's, as it was when the task was chosen
+        self.frames: tuple = (None, None)  # the agreement and the disputes on show (the core's frames)
 
         self.refresh_button = QPushButton("Compute agreement")
         self.refresh_button.clicked.connect(self.refresh)
@@ -104,9 +95,10 @@ class ResultsView(QWidget):
         layout.addLayout(adjudication)
         layout.addWidget(self.status)
 
-    def set_task(self, project, task: Task | None) -> None:
+    def set_task(self, project, task: Task | None, choices: AnnotationChoices | None = None) -> None:
         same = (project is self.project and task is not None and self.task is not None and task.id == self.task.id)
         self.project, self.task = project, task
+        self.choices = choices or AnnotationChoices(task=task.id if task is not None else None)
         if same:  # the page was reloaded: the tables stay until Compute agreement (or the tab) asks again
             return
         self.computing.drop()  # a computation still running for the task before is not shown
@@ -122,14 +114,15 @@ class ResultsView(QWidget):
             return
         project, task = self.project, self.task
         self.status.setText(f"Computing agreement for '{task.name}'…")
-        self.computing.start(partial(compute_agreement, project, task.id), label="Computing agreement",
+        self.computing.start(partial(compute_agreement, project, self.choices), label="Computing agreement",
                              project=project, background_read=True, on_done=self._show)
 
     def _update_button(self, *_) -> None:
         self.refresh_button.setEnabled(self.task is not None and not self.computing.busy)
 
     def _show(self, result) -> None:
-        agreement_empty, disputed, agreement, disputes = result
+        agreement_empty, disputed, agreement, disputes, *frames = result
+        self.frames = tuple(frames)
         self.agreement.show_cells(agreement)
         self.disputes.show_cells(disputes)
         if agreement_empty:

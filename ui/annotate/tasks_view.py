@@ -1,13 +1,14 @@
 """The Tasks tab of the Annotate page: every task with its items and each annotator's progress, and the
 buttons that create a task, add items to the chosen one, or delete it.
 
-Shows ``workbench.annotation.overview.tasks_overview``; no book, author or model appears here (the tab
+Shows ``workbench.annotation.views.tasks_table``; no book, author or model appears here (the tab
 stays reachable during a session, and its buttons are off then).
 """
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,21 +24,16 @@ from PySide6.QtWidgets import (
 
 from ui.widgets.table_filling import filling
 from ui.widgets.table_style import one_line_rows
-from workbench.annotation.tasks import LABEL, SUMMARY_VALIDITY
+from workbench.annotation.views import KIND_NAMES, TASK_COLUMNS, plural  # noqa: F401 (plural: the page's)
 
-COLUMNS = ["Task", "Annotators judge", "Blinded", "Items", "Per annotator", "Shared", "Seed",
-           "Progress (answered of assigned)"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+COLUMNS = TASK_COLUMNS
 TASK, KIND, BLINDED, ITEMS, PER_ANNOTATOR, SHARED, SEED, PROGRESS = range(len(COLUMNS))
-KIND_NAMES = {"narrative-time": "narrative time", "summary-validity": "summary validity", "label": "labels",
-              "name-cloze": "name cloze"}
+NUMERIC = {ITEMS, PER_ANNOTATOR, SHARED, SEED}
 TASK_ID_ROLE = Qt.ItemDataRole.UserRole
 NO_TASKS = "No tasks yet. Press New task… to create one; then add items to it."
-
-
-def plural(count, word: str) -> str:
-    """'1 item', '3 items' (also for numpy numbers)."""
-    count = int(count)
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _cell(text: str, numeric: bool = False) -> QTableWidgetItem:
@@ -46,12 +42,6 @@ def _cell(text: str, numeric: bool = False) -> QTableWidgetItem:
     if numeric:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     return item
-
-
-def items_text(row) -> str:
-    if row.kind == SUMMARY_VALIDITY and row.ready != row.items:
-        return f"{row.items} ({row.ready} ready)"
-    return str(row.items)
 
 
 class TasksView(QWidget):
@@ -101,26 +91,21 @@ class TasksView(QWidget):
         layout.addWidget(self.status)
         self._loading = False
 
-    def load(self, overview: pd.DataFrame, chosen: int | None) -> None:
+    def load(self, tasks: pd.DataFrame, chosen: int | None) -> None:
+        """``tasks``: ``workbench.annotation.views.tasks_table`` (texts, with each task's ``task_id``)."""
         self._loading = True
+        self.frame = tasks
         with filling(self.table):
-            self.table.setRowCount(len(overview))
-            for r, row in enumerate(overview.itertuples()):
-                name = _cell(row.name)
-                name.setData(TASK_ID_ROLE, int(row.task_id))
-                self.table.setItem(r, TASK, name)
-                kind = KIND_NAMES.get(row.kind, row.kind) + (f" ({row.labels})" if row.kind == LABEL and row.labels else "")
-                self.table.setItem(r, KIND, _cell(kind))
-                self.table.setItem(r, BLINDED, _cell("yes" if row.blinded else "no"))
-                self.table.setItem(r, ITEMS, _cell(items_text(row), numeric=True))
-                limited = not pd.isna(row.per_annotator)
-                self.table.setItem(r, PER_ANNOTATOR, _cell(str(int(row.per_annotator)) if limited else "all", numeric=True))
-                self.table.setItem(r, SHARED, _cell(f"{row.overlap:.0%}" if limited else "", numeric=True))
-                self.table.setItem(r, SEED, _cell(str(row.seed), numeric=True))
-                self.table.setItem(r, PROGRESS, _cell(row.progress or "nobody has started"))
+            self.table.setRowCount(len(tasks))
+            for r, (task_id, *texts) in enumerate(tasks[["task_id", *COLUMNS]].itertuples(index=False)):
+                for column, text in enumerate(texts):
+                    item = _cell(str(text), numeric=column in NUMERIC)
+                    if column == TASK:
+                        item.setData(TASK_ID_ROLE, int(task_id))
+                    self.table.setItem(r, column, item)
         self.select(chosen)
         self._loading = False
-        if overview.empty:
+        if tasks.empty:
             self.status.setText(NO_TASKS)
         elif self.status.text() == NO_TASKS:
             self.status.clear()

@@ -8,11 +8,13 @@ on the page. Several runs may continue at once (each beside the others, not on o
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import wording
+from ui.widgets.combo import refill
 from ui.widgets.page import Page
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.table_filling import filling
@@ -35,12 +38,10 @@ from ui.widgets.table_style import one_line_rows
 from ui.work_op import WorkOp
 from workbench import jobs
 from workbench.export.methods import write_methods
-from workbench.models.usage import run_cost_text, runs_overview
-from workbench.run_failures import failure_reasons
+from workbench.runs.views import RUN_TABLE_COLUMNS, RunsChoices, run_details, run_kinds, runs_table
 from workbench.work import continue_work
 
-RUN_COLUMNS = ["Run", "Kind", "Model", "About", "Status", "Answered", "Failed", "Model calls", "Tokens in / out",
-               "Cost", "Finished"]
+RUN_COLUMNS = RUN_TABLE_COLUMNS
 ABOUT_MAX_PX = 220
 ABOUT = RUN_COLUMNS.index("About")
 HEADER_TIPS = {
@@ -55,17 +56,6 @@ LIVE_REFRESH_MS = 1000
 OPERATION_LABEL_PX = 260
 
 
-def _text(value) -> str:
-    """A cell's text: empty for missing values (None, or NaN from pandas)."""
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    return str(value)
-
-
-def _when(value) -> str:
-    return wording.when(value)
-
-
 def _item(text: str, data=None) -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
@@ -77,8 +67,10 @@ def _item(text: str, data=None) -> QTableWidgetItem:
 class JobsPage(Page):
     def __init__(self, ops, parent=None):
         super().__init__(ops, parent)
-        self._runs: dict[int, dict] = {}
+        self._runs: dict[int, dict] = {}  # run id -> its row of ``runs_table``
         self._configs: dict[int, dict] = {}  # run id -> its stored configuration (it never changes)
+        self.choices = RunsChoices()  # which runs are listed, kept as the widgets change
+        self.shown = None  # the frame of ``runs_table`` on show
         self._build()
         self.ops.changed.connect(self._ops_changed)
         self.timer = QTimer(self)
@@ -114,7 +106,13 @@ class JobsPage(Page):
         self.methods_all.triggered.connect(lambda: self.methods_dialog(None))
         self.methods_menu.aboutToShow.connect(self._methods_menu_shown)
         self.methods_button.setMenu(self.methods_menu)
+        self.kind = QComboBox()
+        self.kind.setToolTip("List the runs of one kind only, or of every kind")
+        self.kind.addItem("every kind", None)
+        self.kind.currentIndexChanged.connect(self._kind_chosen)
         buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("Kind"))
+        buttons.addWidget(self.kind)
         buttons.addWidget(self.continue_button)
         buttons.addWidget(self.retry_button)
         buttons.addStretch(1)
@@ -214,29 +212,30 @@ class JobsPage(Page):
         self._configs = {}
         super().set_project(project)
 
-    def _about(self, record: dict) -> str:
-        run_id = int(record["id"])
-        if run_id not in self._configs:
-            try:
-                self._configs[run_id] = jobs.get_run(self.project, run_id)["config"]
-            except Exception:  # a run deleted meanwhile: nothing to say about it
-                self._configs[run_id] = {}
-        return wording.run_about(record["kind"], self._configs[run_id])
+    def _kind_chosen(self, *_) -> None:
+        self.choices = replace(self.choices, kind=self.kind.currentData())
+        self.refresh_runs()
 
     def refresh_runs(self) -> None:
         selected = self.selected_run_id()
         self.runs_table.setRowCount(0)
         self._runs = {}
+        self.shown = None
         if self.project is None or self.project.closed:
+            refill(self.kind, [("every kind", None)])
+            self.choices = replace(self.choices, kind=None)
             self.runs_hint.setText("Open or create a project to see its runs.")
             self.runs_hint.show()
             self._selection_changed()
             return
-        frame = runs_overview(self.project)
-        self.runs_hint.setText("No runs yet. Runs appear here when a probe asks a model for answers.")
+        refill(self.kind, [("every kind", None)] + run_kinds(self.project))
+        self.choices = replace(self.choices, kind=self.kind.currentData())  # a kind no longer there: every kind
+        frame = self.shown = runs_table(self.project, self.choices, configs=self._configs)
+        self.runs_hint.setText("No runs yet. Runs appear here when a probe asks a model for answers."
+                               if self.choices.kind is None else "No runs of this kind.")
         self.runs_hint.setVisible(frame.empty)
         with filling(self.runs_table):
-            for record in frame.sort_values("id", ascending=False).to_dict("records"):
+            for record in frame.to_dict("records"):
                 self._add_run_row(record)
         abouts = [self.runs_table.item(r, ABOUT).text() for r in range(self.runs_table.rowCount())]
         widest = max((self.runs_table.fontMetrics().horizontalAdvance(a) for a in abouts), default=0) + 16
@@ -249,31 +248,13 @@ class JobsPage(Page):
         self._runs[int(record["id"])] = record
         row = self.runs_table.rowCount()
         self.runs_table.insertRow(row)
-        values = [
-            str(record["id"]), wording.run_kind(record["kind"]), _text(record["model"]), self._about(record),
-            self.status_text(record),
-            f"{int(record['ok']):,} of {int(record['total']):,}", f"{int(record['failed']):,}", self._calls(record),
-            f"{record['prompt_tokens']:,} / {record['completion_tokens']:,}",
-            run_cost_text(record["cost"], record["backend"], int(record["calls"]), record["model"]),
-            _when(record["finished_at"]),
-        ]
-        for column, value in enumerate(values):
+        for column, value in enumerate(record[title] for title in RUN_COLUMNS):
             item = _item(str(value), int(record["id"]) if column == 0 else None)
             if RUN_COLUMNS[column] in NUMERIC_COLUMNS:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if column == ABOUT and value:
                 item.setToolTip(str(value))
             self.runs_table.setItem(row, column, item)
-
-    @staticmethod
-    def _calls(record: dict) -> str:
-        calls, cached = int(record["calls"]), int(record["cached"])
-        return f"{calls:,} (+{cached:,} from cache)" if cached else f"{calls:,}"
-
-    def status_text(self, record: dict) -> str:
-        if jobs.is_active(self.project, int(record["id"])):
-            return "running"
-        return wording.status(record["status"])
 
     def selected_run_id(self) -> int | None:
         rows = {i.row() for i in self.runs_table.selectedIndexes()}
@@ -304,26 +285,7 @@ class JobsPage(Page):
         tip = "" if jobs.can_resume(record["kind"]) else \
             "This kind of run can only be started again from the page that created it."
         self.continue_button.setToolTip(tip or "Do the items this run has not done yet (finished items are kept)")
-        self.details.setPlainText(self.describe_run(run_id, record))
-
-    def describe_run(self, run_id: int, record: dict) -> str:
-        lines = [f"Run {run_id} ({wording.run_kind(record['kind'])}), model {_text(record['model']) or 'none'}: "
-                 f"{record['status']}."]
-        if _text(record.get("note")):
-            lines.append(_text(record["note"]))
-        run = jobs.get_run(self.project, run_id)
-        about = wording.run_about(record["kind"], run["config"])
-        if about:
-            lines.append(f"About: {about}.")
-        started, finished = _when(record["created_at"]), _when(record["finished_at"])
-        lines.append(f"Started {started}" + (f", finished {finished}." if finished else "."))
-        if run["params"]:
-            lines.append("Settings: " + wording.parameters(dict(sorted(run["params"].items()))) + ".")
-        reasons = failure_reasons(self.project, run_id)
-        if reasons:
-            lines.append("Why items failed:")
-            lines.extend(f"  {n:,} × {error}" for error, n in reasons[:5])
-        return "\n".join(lines)
+        self.details.setPlainText(run_details(self.project, run_id, record))
 
     # ------------------------------------------------------------------ methods text
     def selected_run_ids(self) -> list[int]:

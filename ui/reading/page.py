@@ -9,9 +9,9 @@ point when it is clicked, and for a question its options and the model's raw rep
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -32,17 +32,25 @@ from ui.reading.steps import Steps
 from ui.widgets.chart_view import ChartView
 from ui.widgets.combo import refill
 from ui.widgets.figure_file import ask_figure_path
-from ui.widgets.frame_table import Column, FrameTable, count, decimal, share, yes_no
+from ui.widgets.frame_table import Column, FrameTable, count, share, yes_no
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from ui.work_op import WorkOp
 from workbench.corpus.library import list_books
 from workbench.models.catalog import get_model
-from workbench.probes.reading import results
-from workbench.probes.reading.charts import answer_models
+from workbench.probes.reading.charts import answer_models, bin_label
 from workbench.probes.reading.overview import book_status, question_detail
 from workbench.probes.reading.plans import questions_work, summaries_work
 from workbench.probes.reading.run import context_note
+from workbench.probes.reading.views import (
+    NO_RESULTS,
+    ReadingChoices,
+    ReadingResults,
+    question_run,
+    questions_table,
+    reading_books,
+    reading_results,
+)
 from workbench.summaries.plans import runnable_models
 from workbench.work import BOOKS, MODELS, READING_RESULTS, RETRY_ON_JOBS
 
@@ -52,7 +60,7 @@ CSV_FILES = "CSV files (*.csv);;All files (*)"
 
 CURVE_COLUMNS = [
     Column("variant", "Names"),
-    Column("bin", "Retention demand (words)"),
+    Column("bin_low", "Retention demand (words)", compose=lambda r: bin_label(r["bin_low"], r["bin_high"])),
     Column("questions", "Answered", count, numeric=True),
     Column("correct", "Right", count, numeric=True),
     Column("accuracy", "Accuracy", share, numeric=True),
@@ -81,7 +89,8 @@ class ReadingPage(Page, OneOperation):
         self.work = ops.slot(self)  # the steps: one at a time
         self.work.busy_changed.connect(self._update_busy)
         self.reading = ops.slot(self)  # the background read of the results
-        self.answers = pd.DataFrame()
+        self.choices = ReadingChoices()  # what the results show, kept as the widgets change
+        self.shown: ReadingResults = NO_RESULTS  # what they show now
         self._build()
         # what it shows changes elsewhere only as announced (the books, the models, reading runs continued on the
         # Jobs page): it reloads then (off screen: when shown), not every time it is shown
@@ -107,13 +116,18 @@ class ReadingPage(Page, OneOperation):
 
         self.model = QComboBox()
         self.model.setToolTip("Whose answers the results show")
-        self.model.currentIndexChanged.connect(self.refresh_results)
+        self.model.currentIndexChanged.connect(self._model_chosen)
+        self.book = QComboBox()
+        self.book.setToolTip("Whose questions: one book's, or every book the model answered, pooled")
+        self.book.currentIndexChanged.connect(self._book_chosen)
         self.export_button = QPushButton("Export chart…")
         self.export_button.setToolTip("The forgetting curve as PDF, SVG or PNG, with the CSV of what it plots")
         self.export_button.clicked.connect(self.export_dialog)
         top = QHBoxLayout()
         top.addWidget(QLabel("Model"))
         top.addWidget(self.model, 1)
+        top.addWidget(QLabel("Book"))
+        top.addWidget(self.book, 1)
         top.addWidget(self.export_button)
         self.pooled = QLabel("")
         self.pooled.setWordWrap(True)
@@ -157,8 +171,9 @@ class ReadingPage(Page, OneOperation):
     def refresh(self) -> None:
         if not self.show_whether_open():
             self.reading.drop()
-            for combo in (self.steps.book, self.steps.summary_model, self.steps.ask_model, self.model):
+            for combo in (self.steps.book, self.steps.summary_model, self.steps.ask_model, self.model, self.book):
                 refill(combo, [])
+            self.choices = ReadingChoices()
             self.steps.status.setText("")
             self.refresh_context_hint()
             self._show_results(NO_RESULTS)
@@ -168,6 +183,7 @@ class ReadingPage(Page, OneOperation):
         refill(self.steps.summary_model, models)
         refill(self.steps.ask_model, models)
         refill(self.model, [(label, label) for label in answer_models(self.project)])
+        self._sync_choices()
         self.refresh_status()
         self.refresh_context_hint()
         self.refresh_results()
@@ -200,33 +216,45 @@ class ReadingPage(Page, OneOperation):
 
         return charts_for(PAGE)[0]
 
-    def refresh_results(self, *_) -> None:
+    # ------------------------------------------------------------------ the results' choices
+    def _sync_choices(self) -> None:
+        """After the model list was refilled (which emits nothing): the choices follow what it shows."""
+        self._model_chosen(reload=False)
+
+    def _model_chosen(self, *_, reload: bool = True) -> None:
         model = self.model.currentData()
-        if self.project is None or self.project.closed or not model:
+        books = reading_books(self.project, model) if self.project is not None and not self.project.closed else []
+        refill(self.book, [("every book, pooled", None)] + books)
+        self.choices = replace(self.choices, model=model, book_id=self.book.currentData(), variant=None, bin_low=None)
+        if reload:
+            self.refresh_results()
+
+    def _book_chosen(self, *_) -> None:
+        self.choices = replace(self.choices, book_id=self.book.currentData(), variant=None, bin_low=None)
+        self.refresh_results()
+
+    def refresh_results(self, *_) -> None:
+        choices = self.choices
+        if self.project is None or self.project.closed or not choices.model:
             self._show_results(NO_RESULTS)
             return
-        project, chart = self.project, self.chart
+        project = self.project
+        self.reading.queue(lambda state: reading_results(project, choices), label="Reading the answers",
+                           project=project, background_read=True, on_done=self._show_results,
+                           on_error=self.show_error)
 
-        def read(state):
-            answers = results.answers_frame(project, model)
-            curve = chart.frame(project, model=model, answers=answers)  # the chart's own frame: table and chart
-            return (answers, curve, results.forgetting_slope(project, model, answers=answers),
-                    results.books_answered(project, answers))
-
-        self.reading.queue(read, label="Reading the answers", project=project, background_read=True,
-                           on_done=self._show_results, on_error=self.show_error)
-
-    def _show_results(self, result: tuple) -> None:
-        self.answers, curve, slopes, books = result
-        self.pooled.setText(describe_pooled(books))
-        self.pooled.setVisible(bool(books))
-        if curve.empty:
+    def _show_results(self, result: ReadingResults) -> None:
+        self.shown = result
+        self.pooled.setText(result.pooled)
+        self.pooled.setVisible(bool(result.books))
+        if result.curve.empty:
             self.plot.show_message("No answers yet: ask a model the questions.")
         else:
-            self.plot.show_chart(self.project, self.chart.name, {"model": curve["model"].iloc[0]}, frame=curve)
-        self.curve.show_frame(curve)
-        self.slope.setText(describe_slopes(slopes))
-        self.bin_answers.show_frame(pd.DataFrame(columns=[c.field for c in ANSWER_COLUMNS] + ["question_id"]))
+            self.plot.show_chart(self.project, self.chart.name, {"model": result.chart["model"].iloc[0]},
+                                 frame=result.chart)
+        self.curve.show_frame(result.curve)
+        self.slope.setText(result.slope_text)
+        self.bin_answers.show_nothing()
         self.detail.clear()
 
     def _point_picked(self, picked: dict) -> None:
@@ -234,21 +262,19 @@ class ReadingPage(Page, OneOperation):
 
     def show_bin(self, variant: str, bin_low: int) -> None:
         """The questions behind one point of the curve."""
-        answers = self.answers
-        if answers.empty:
+        self.choices = replace(self.choices, variant=variant, bin_low=int(bin_low))
+        if self.shown.answers.empty or self.project is None:
             return
-        bins = results.retention_bins(answers["retention_words"].fillna(-1))
-        chosen = answers[(answers["variant"] == variant) & (bins["bin_low"] == bin_low)
-                         & answers["retention_words"].notna()]  # 'None of the above' ones too: the curve counts them
-        self.bin_answers.show_frame(chosen)
+        self.bin_answers.show_frame(questions_table(self.project, self.choices, self.shown.answers))
         self.detail.clear()
 
     def show_question(self) -> None:
         keys = self.bin_answers.selected_keys()
         if not keys or self.project is None:
             return
-        row = self.answers[self.answers["question_id"] == keys[0]].iloc[0]
-        self.detail.setPlainText(question_detail(self.project, int(row["run_id"]), int(keys[0])))
+        run_id = question_run(self.shown.answers, keys[0])
+        if run_id is not None:
+            self.detail.setPlainText(question_detail(self.project, run_id, int(keys[0])))
 
     def _update_busy(self, *_) -> None:
         self.steps.set_busy(self.work.busy)
@@ -365,10 +391,8 @@ class ReadingPage(Page, OneOperation):
 
     def _asked(self, outcome) -> None:
         label = self.steps.ask_model.currentData()
-        refill(self.model, [(m, m) for m in answer_models(self.project)])
-        index = self.model.findData(label)
-        if index >= 0:
-            self.model.setCurrentIndex(index)
+        refill(self.model, [(m, m) for m in answer_models(self.project)], wanted=label)
+        self._model_chosen()
 
     # ------------------------------------------------------------------ export
     def export_dialog(self) -> None:
@@ -390,27 +414,3 @@ class ReadingPage(Page, OneOperation):
 
     def _exported(self, paths) -> None:
         self.show_summary("Saved " + " and ".join(str(p) for p in paths) + ".")
-
-
-NO_RESULTS = (pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), [])  # answers, curve, slopes, books
-
-
-def describe_pooled(books: list[str]) -> str:
-    """Which books the curve is made of (it pools every book the model answered questions of)."""
-    if len(books) == 1:
-        return f"The answers to the questions of {books[0]}."
-    return f"The answers to the questions of {len(books)} books, pooled: {'; '.join(books)}."
-
-
-def describe_slopes(slopes: pd.DataFrame) -> str:
-    """One sentence per text variant about the logistic slope."""
-    lines = []
-    for row in slopes.itertuples(index=False):
-        if pd.isna(row.slope):
-            lines.append(f"{row.variant} names: no slope ({row.note}).")
-            continue
-        trend = ("accuracy falls with distance" if row.ci_high < 0 else
-                 "accuracy rises with distance" if row.ci_low > 0 else "no trend beyond chance variation")
-        lines.append(f"{row.variant} names: slope {decimal(row.slope)} per log word (95% CI {decimal(row.ci_low)} to "
-                     f"{decimal(row.ci_high)}, p = {row.p_value:.3f}, {row.questions} answers): {trend}.")
-    return " ".join(lines)

@@ -5,11 +5,14 @@ the model's raw answer, what it was read as, and why a value is missing. Rows of
 from __future__ import annotations
 
 import html
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ui.widgets.frame_table import Column, is_missing
 from ui.widgets.rows_dialog import RowsDialog, failed_call, one_line
+from workbench.probes.validity.views import answers_summary
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _year(value) -> str:
@@ -36,20 +39,11 @@ def columns(task: str, unparsed: bool = False) -> list[Column]:
             Column("raw", "Raw answer", one_line), value, Column("flag", "Read from"), Column("reason", "Why missing")]
 
 
-def summary(task: str, frame: pd.DataFrame) -> str:
-    answered = frame[frame["status"] == "ok"]
-    missing = int(answered["value"].isna().sum())
-    failed = len(frame) - len(answered)
-    what = "year" if task == "year" else "time"
-    text = f"{len(answered)} answer(s), {len(answered) - missing} with a {what}, {missing} missing"
-    return text + (f", {failed} failed call(s)" if failed else "") + "."
-
-
 class AnswersDialog(RowsDialog):
     EMPTY = "No answers here yet."
 
     def __init__(self, title: str, task: str, frame: pd.DataFrame, parent=None, *, unparsed: bool = False):
-        super().__init__(f"Answers: {title}", f"<b>{html.escape(title)}</b> — {html.escape(summary(task, frame))}",
+        super().__init__(f"Answers: {title}", f"<b>{html.escape(title)}</b> — {html.escape(answers_summary(task, frame))}",
                          columns(task, unparsed), (1000, 620), parent)
         self.task = task
         self.show_rows(frame)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from ui.widgets.book_ticks import BookTicks, book_cell, cell
 from ui.widgets.frame_table import is_missing
+from workbench.probes.validity.views import ticked_text
 
 COLUMNS = ["Book", "Year", "Sampled", "Imported"]
 BOOK, YEAR, SAMPLED, IMPORTED = range(len(COLUMNS))
@@ -25,7 +25,7 @@ class PassageBooks(BookTicks):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.overview = pd.DataFrame()
+        self.overview: list[dict] = []  # the books listed (``workbench.probes.validity.views.passage_books``)
 
     def fill_row(self, row: int, book: dict, ticked: set[int]) -> None:
         tooltip = book["title"] + (f" — {book['author']}" if book.get("author") else "")
@@ -38,9 +38,7 @@ class PassageBooks(BookTicks):
         self.table.setItem(row, IMPORTED, cell(f"{book['imported']:,}" if book["imported"] else "", numeric=True))
 
     def count_text(self) -> str:
-        chosen = self.overview[self.overview["book_id"].isin(self.checked_book_ids())] if len(self.overview) else self.overview
-        passages = int(chosen["sampled"].sum() + chosen["imported"].sum()) if len(chosen) else 0
-        return f"{len(chosen)} of {len(self.overview)} books ticked · {passages:,} passages"
+        return ticked_text(self.overview, self.checked_book_ids())
 
 
 class PassagesBox(QGroupBox):
@@ -92,14 +90,14 @@ class PassagesBox(QGroupBox):
         layout.addLayout(settings)
         layout.addLayout(buttons)
 
-    def load(self, project, overview: pd.DataFrame, *, keep_ticks: bool = True) -> None:
+    def load(self, project, books: list[dict], *, keep_ticks: bool = True) -> None:
+        """``books``: ``workbench.probes.validity.views.passage_books``."""
         ticked = set(self.ticks.checked_book_ids()) if keep_ticks else set()
-        overview = overview.reset_index(drop=True)
-        if not keep_ticks and len(overview) <= TICK_ALL_UP_TO:
-            ticked = {int(b) for b in overview["book_id"]}
+        if not keep_ticks and len(books) <= TICK_ALL_UP_TO:
+            ticked = {int(b["book_id"]) for b in books}
         self.ticks.project = project
-        self.ticks.overview = overview
-        self.ticks.show_rows(overview.to_dict("records"), ticked)
+        self.ticks.overview = books
+        self.ticks.show_rows(books, ticked)
 
     def checked_book_ids(self) -> list[int]:
         return self.ticks.checked_book_ids()

@@ -15,10 +15,11 @@ probe's ``errors``), run through the page's operation slot.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -48,9 +49,20 @@ from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import Page
 from ui.work_op import WorkOp
 from workbench.corpus.book_sets import DEFAULT_DRAWS
+from workbench.probes.validity.views import (
+    ERRORS,
+    NARRATIVE,
+    TASKS,
+    YEAR,
+    ValidityChoices,
+    imported_answers_text,
+    imported_passages_text,
+    sampled_text,
+)
 
-YEAR, NARRATIVE, ERRORS = "year", "narrative-time", "errors"
-TASKS = {YEAR: "Year of first publication", NARRATIVE: "Narrative time", ERRORS: "Name-cloze errors"}
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: what to do about failed passages, on this page
 RETRY_HERE = "tick 'Failed only' and run again to retry them"
 PAGE = "validity"  # the charts of the export registry shown here (each analysis brings the frames of its own)
@@ -179,6 +191,7 @@ class ValidityPage(Page, OneOperation):
         self.work = ops.slot(self)  # sampling, importing, running, analysing: one at a time
         self.work.busy_changed.connect(self._update_busy)
         self.report: dict[str, Any] | None = None
+        self.choices = ValidityChoices()  # every option of the analysis, kept as the widgets change
         self.answers_dialog: AnswersDialog | None = None
         self.last_export: list[Path] = []
         self._project_shown = None
@@ -331,16 +344,33 @@ class ValidityPage(Page, OneOperation):
         self.splitter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
 
         self.lay_out_work(NO_PROJECT, self.splitter)
-        for combo in (self.model, self.by, self.groups, self.reference, self.spans, self.ties):
-            combo.currentIndexChanged.connect(self._choices_changed)
+        for combo, field in ((self.model, "model"), (self.by, "by"), (self.groups, "groups"),
+                             (self.reference, "reference"), (self.spans, "spans"), (self.ties, "ties")):
+            combo.currentIndexChanged.connect(partial(self._combo_chosen, field, combo))
+        self.set_size.valueChanged.connect(lambda value: self._choose(set_size=value or None))
+        self.permutations.valueChanged.connect(lambda value: self._choose(permutations=value))
+        self.seed.valueChanged.connect(lambda value: self._choose(seed=value))
+        self.choices = ValidityChoices(
+            task=self.current_task(), groups=self.groups.currentData(), ties=self.ties.currentData(),
+            spans=self.spans.currentData(), set_size=self.set_size.value() or None,
+            permutations=self.permutations.value(), seed=self.seed.value())
         self._task_changed()
 
     # ------------------------------------------------------------------ choices
     def current_task(self) -> str:
         return self.task.currentData() or YEAR
 
+    def _combo_chosen(self, field: str, combo: QComboBox, *_) -> None:
+        self._choose(**{field: combo.currentData()})
+
+    def _choose(self, **changed) -> None:
+        """A widget changed: the choices follow it (the analysis reads ``self.choices``, never the widgets)."""
+        self.choices = replace(self.choices, **changed)
+        self._choices_changed()
+
     def _task_changed(self, *_) -> None:
         task = self.current_task()
+        self.choices = replace(self.choices, task=task)
         for widget, shown in ((self.ask_widget, task != ERRORS), (self.reference, task == NARRATIVE),
                               (self.spans, task == YEAR),
                               (self.set_size, task == ERRORS), (self.permutations, task == ERRORS)):
@@ -353,20 +383,14 @@ class ValidityPage(Page, OneOperation):
 
     def _choices_changed(self, *_) -> None:
         """Results shown for other choices are cleared, so a table never sits beside the wrong choices."""
-        if self.report is not None and self.report["choices"] != self.choices():
+        if self.report is not None and self.report["choices"] != self.choices:
             self._clear_results("Press Analyse for these choices.")
-
-    def choices(self) -> dict[str, Any]:
-        return {"task": self.current_task(), "model": self.model.currentData(), "by": self.by.currentData(),
-                "groups": self.groups.currentData(), "ties": self.ties.currentData(),
-                "reference": self.reference.currentData(), "spans": self.spans.currentData(),
-                "set_size": self.set_size.value() or None, "permutations": self.permutations.value(),
-                "seed": self.seed.value()}
 
     def _load_models(self) -> None:
         if self.project is None:
             for combo in (self.ask_model, self.model, self.by, self.reference):
                 refill(combo, [])
+            self._synced()
             return
         from workbench.models.catalog import choice_text, list_models
         from workbench.probes.cloze.analysis import model_labels
@@ -382,6 +406,11 @@ class ValidityPage(Page, OneOperation):
         references = [("minutes imported with the passages" if r == "imported" else f"annotation task: {r}", r)
                       for r in reference_choices(self.project)]
         refill(self.reference, references)
+        self._synced()
+
+    def _synced(self) -> None:
+        """After a refill (which emits nothing), the choices follow what the lists now show."""
+        self._choose(model=self.model.currentData(), by=self.by.currentData(), reference=self.reference.currentData())
 
     def _restore_choices(self) -> None:
         saved = self.project.get_setting(CHOICES_SETTING) or {}
@@ -396,23 +425,27 @@ class ValidityPage(Page, OneOperation):
 
     def _remember(self, analysed: bool) -> None:
         if self.project is not None:
-            self.project.set_setting(CHOICES_SETTING, {**self.choices(), "analysed": analysed})
+            chosen = self.choices
+            self.project.set_setting(CHOICES_SETTING, {
+                "task": chosen.task, "model": chosen.model, "by": chosen.by, "groups": chosen.groups,
+                "ties": chosen.ties, "reference": chosen.reference, "spans": chosen.spans,
+                "set_size": chosen.set_size, "permutations": chosen.permutations, "seed": chosen.seed,
+                "analysed": analysed})
 
     # ------------------------------------------------------------------ reloading
     def refresh(self) -> None:
         if not self.show_whether_open():
             self._project_shown = None
-            self.passages.load(None, pd.DataFrame(columns=["book_id", "title", "author", "year", "has_text",
-                                                           "sampled", "imported"]), keep_ticks=False)
+            self.passages.load(None, [], keep_ticks=False)
             self._load_models()
             self._clear_results("")
             self.summary.hide()
             return
-        from workbench.probes.validity.passages import books_overview
+        from workbench.probes.validity.views import passage_books
 
         changed = self._project_shown is not self.project
         self._project_shown = self.project
-        self.passages.load(self.project, books_overview(self.project), keep_ticks=not changed)
+        self.passages.load(self.project, passage_books(self.project), keep_ticks=not changed)
         self._load_models()
         if changed:
             self._clear_results("")
@@ -434,8 +467,8 @@ class ValidityPage(Page, OneOperation):
 
     def _clear_results(self, message: str) -> None:
         self.report = None
-        self.table.show_frame(pd.DataFrame())
-        self.rows.show_frame(pd.DataFrame())
+        self.table.show_nothing()
+        self.rows.show_nothing()
         self.chart.blockSignals(True)
         self.chart.clear()
         self.chart.blockSignals(False)
@@ -456,18 +489,12 @@ class ValidityPage(Page, OneOperation):
             return None
         project, words, per_book, seed = (self.project, self.passages.words.value(), self.passages.per_book.value(),
                                           self.passages.seed.value())
-        return self.start_work(lambda state: sample_passages(project, ids, words=words, per_book=per_book, seed=seed,
-                                                             state=state),
+        return self.start_work(lambda state: sampled_text(sample_passages(project, ids, words=words, per_book=per_book,
+                                                                          seed=seed, state=state)),
                                f"Sampling passages from {len(ids)} book(s)", on_done=self._sampled)
 
-    def _sampled(self, summary: pd.DataFrame) -> None:
-        counts = summary["status"].value_counts()
-        text = f"{int(summary['passages'].sum()):,} passage(s) in {int((summary['passages'] > 0).sum())} book(s)."
-        notes = [f"{int(counts[s])} {what}" for s, what in (("kept", "kept their earlier passages"),
-                                                            ("no text", "have no text (imported results only)"),
-                                                            ("too short", "have no stretch of prose that long"))
-                 if s in counts]
-        self.show_summary(text + (" " + "; ".join(notes) + "." if notes else ""))
+    def _sampled(self, summary: str) -> None:
+        self.show_summary(summary)
 
     def import_passages_dialog(self) -> None:
         if self.require_project() is None:
@@ -482,12 +509,8 @@ class ValidityPage(Page, OneOperation):
         from workbench.probes.validity.passages import import_passages
 
         project = self.project
-        return self.start_work(lambda state: import_passages(project, path), "Importing passages",
-                               on_done=self._passages_imported)
-
-    def _passages_imported(self, frame: pd.DataFrame) -> None:
-        self.show_summary(f"Imported {len(frame)} passage(s): {int(frame['new'].sum())} new, "
-                          f"{int((~frame['new']).sum())} updated.")
+        return self.start_work(lambda state: imported_passages_text(import_passages(project, path)),
+                               "Importing passages", on_done=self.show_summary)
 
     def annotation_task_dialog(self) -> None:
         if self.require_project() is None:
@@ -554,37 +577,28 @@ class ValidityPage(Page, OneOperation):
             self.show_info("Choose the task the answers are for (year or narrative time) first.")
             return None
         project = self.project
-        return self.start_work(lambda state: import_predictions(project, task, path, label, state=state),
-                               "Importing answers", on_done=self._answers_imported)
-
-    def _answers_imported(self, frame: pd.DataFrame) -> None:
-        row = frame.iloc[0]
-        self.show_summary(f"Imported {int(row['answers']):,} answer(s) for {int(row['books'])} book(s) under "
-                          f"'{row['model']}' ({int(row['new_answers']):,} new).")
+        return self.start_work(lambda state: imported_answers_text(import_predictions(project, task, path, label,
+                                                                                      state=state)),
+                               "Importing answers", on_done=self.show_summary)
 
     # ------------------------------------------------------------------ analysing
     def analyse(self) -> Operation | None:
         if not self.can_start():
             return None
-        chosen = self.choices()
-        if not chosen["model"] or not chosen["by"]:
-            self.show_info("Choose whose answers to analyse and which model's name-cloze accuracy groups the books. "
-                           "The grouping model needs name-cloze results (Name cloze page).")
-            return None
-        if chosen["task"] == NARRATIVE and not chosen["reference"]:
-            self.show_info("There is no reference narrative time yet: import passages with minutes, or make an "
-                           "annotation task of the passages and annotate it.")
+        chosen = self.choices
+        if chosen.missing():
+            self.show_info(chosen.missing())
             return None
         project = self.project
         self._remember(True)
         return self.start_work(lambda state: {**analysis(project, chosen, state), "choices": chosen},
-                               f"Analysing: {TASKS[chosen['task']].lower()}", on_done=self._analysed)
+                               f"Analysing: {TASKS[chosen.task].lower()}", on_done=self._analysed)
 
     def _analysed(self, report: dict) -> None:
         from workbench.export.registry import charts_for
 
         self.report = report
-        task = report["choices"]["task"]
+        task = report["choices"].task
         self._tables_for(task)
         self.table.show_frame(report["table"])
         self.rows.show_frame(report["rows"])
@@ -631,7 +645,7 @@ class ValidityPage(Page, OneOperation):
 
     # ------------------------------------------------------------------ the answers behind a point or row
     def _row_opened(self, index) -> None:
-        if self.report is None or self.report["choices"]["task"] == ERRORS:
+        if self.report is None or self.report["choices"].task == ERRORS:
             return
         row = self.rows.frame.iloc[index.row()]
         picked = {"book_id": int(row["book_id"]), "book": row["book"]}
@@ -641,28 +655,21 @@ class ValidityPage(Page, OneOperation):
 
     def open_answers(self, picked: dict) -> Operation | None:
         """Read the answers behind a clicked group, book or passage in the background, then show them."""
-        if self.project is None or self.report is None or self.report["choices"]["task"] == ERRORS:
+        if self.project is None or self.report is None or self.report["choices"].task == ERRORS:
             return None
-        from workbench.probes.validity.answers import task_answers
+        from workbench.probes.validity.views import validity_answers
 
-        project, choices = self.project, self.report["choices"]
-        rows = self.report["rows"]
-        if "group" in picked:
-            books = rows["book_id"] if picked["group"] == "all" else rows.loc[rows["group"] == picked["group"], "book_id"]
-            wanted, title = set(int(b) for b in books), f"{picked['group']} books"
+        project, choices, rows = self.project, self.report["choices"], self.report["rows"]
+        group = picked.get("group")
+        if group is not None:
+            title = f"{group} books"
         else:
-            wanted, title = {int(picked["book_id"])}, str(picked["book"])
+            choices, title = replace(choices, book_id=int(picked["book_id"])), str(picked["book"])
         passage = picked.get("passage_id")
-        references = rows[["passage_id", "reference_minutes"]] if "reference_minutes" in rows else None
 
         def work(state):
-            frame = task_answers(project, choices["task"], choices["model"], book_ids=sorted(wanted),
-                                 **({"spans": choices["spans"]} if choices.get("spans") else {}))
-            if passage is not None:
-                frame = frame[frame["passage_id"] == passage]
-            if references is not None:
-                frame = frame.merge(references, on="passage_id", how="left")
-            return title, choices["task"], frame
+            frame = validity_answers(project, choices, group=group, passage_id=passage, rows=rows)
+            return title, choices.task, frame
 
         return self.ops.run(work, label="Reading the answers", project=project, on_done=self._show_answers,
                             on_error=self.show_error)
@@ -678,7 +685,7 @@ class ValidityPage(Page, OneOperation):
         """Every answer the analysis on screen counts that gave no value, in the answers dialog."""
         if self.report is None or self.report.get("unparsed") is None:
             return
-        self._show_answers(("answers without a value", self.report["choices"]["task"], self.report["unparsed"]),
+        self._show_answers(("answers without a value", self.report["choices"].task, self.report["unparsed"]),
                            unparsed=True)
 
     # ------------------------------------------------------------------ exports
@@ -703,7 +710,7 @@ class ValidityPage(Page, OneOperation):
     def export_tables_dialog(self) -> None:
         if self.report is None:
             return
-        suggested = str(self.project.path.parent / f"validity-{self.report['choices']['task']}.csv")
+        suggested = str(self.project.path.parent / f"validity-{self.report['choices'].task}.csv")
         path, _ = QFileDialog.getSaveFileName(self, "Export the tables", suggested, CSV_FILES)
         if path:
             self.export_tables(Path(path) if path.lower().endswith(".csv") else Path(path + ".csv"))
@@ -728,18 +735,14 @@ class ValidityPage(Page, OneOperation):
         self.show_summary("Saved " + " and ".join(str(p) for p in self.last_export) + ".")
 
     # ------------------------------------------------------------------ messages and the operation slot
-def analysis(project, chosen: dict, state) -> dict:
-    """The analysis the choices ask for (on the worker): the group table, the rows and the chart frames."""
-    if chosen["task"] == ERRORS:
+def analysis(project, chosen: ValidityChoices, state) -> dict:
+    """The analysis the choices ask for (on the worker): the group table, the rows and the chart frames. The error
+    analysis is the name-cloze probe's, the others the validity probe's (``validity_report``)."""
+    if chosen.task == ERRORS:
         from workbench.probes.cloze.error_charts import error_report
 
-        return error_report(project, chosen["model"], chosen["by"], groups=chosen["groups"],
-                            set_size=chosen["set_size"], permutations=chosen["permutations"], seed=chosen["seed"],
-                            ties=chosen["ties"], state=state)
-    from workbench.probes.validity.charts import narrative_report, year_report
+        return error_report(project, chosen.model, chosen.by, groups=chosen.groups, set_size=chosen.set_size,
+                            permutations=chosen.permutations, seed=chosen.seed, ties=chosen.ties, state=state)
+    from workbench.probes.validity.views import validity_report
 
-    if chosen["task"] == YEAR:
-        return year_report(project, chosen["model"], chosen["by"], groups=chosen["groups"], seed=chosen["seed"],
-                           save_groups=True, spans=chosen.get("spans"), ties=chosen["ties"])
-    return narrative_report(project, chosen["model"], chosen["by"], chosen["reference"], groups=chosen["groups"],
-                            seed=chosen["seed"], save_groups=True, ties=chosen["ties"])
+    return validity_report(project, chosen)

@@ -232,6 +232,10 @@ class FrameTable(QTableView):
         if selected:
             self.select_keys(selected)
 
+    def show_nothing(self) -> None:
+        """No rows (the columns stay): for pages that import no pandas."""
+        self.show_frame(pd.DataFrame(columns=[c.field for c in self.columns]))
+
     def _fit_columns(self) -> None:
         """Each column (but a stretching one) as wide as its title and the texts of its first ``MEASURED_ROWS``
         rows, as sizing to contents would make it."""

@@ -224,19 +224,20 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from workbench.annotation.agreement import agreement_table, why_no_agreement
+    from workbench.annotation.agreement import why_no_agreement
+    from workbench.annotation.views import AnnotationChoices, agreement_frame
 
     with opened(args.project) as project:
-        frame = agreement_table(project, args.task)
+        frame = agreement_frame(project, AnnotationChoices(task=args.task))  # the Annotate page's, both CI ends
         print_frame(frame, args.format, empty=why_no_agreement(project, args.task) if frame.empty else "")
     return 0
 
 
 def cmd_disagreements(args: argparse.Namespace) -> int:
-    from workbench.annotation.adjudication import disagreements
+    from workbench.annotation.views import AnnotationChoices, disputes_table
 
     with opened(args.project) as project:
-        print_frame(disagreements(project, args.task, factor=args.factor), args.format)
+        print_frame(disputes_table(project, AnnotationChoices(task=args.task, factor=args.factor)), args.format)
     return 0
 
 

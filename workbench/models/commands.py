@@ -103,6 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("runs", help="list runs with their status, counts, tokens and cost")
     add_project_argument(p)
     p.add_argument("--kind", help="only runs of this kind (cloze, rep, ...)")
+    p.add_argument("--model", metavar="LABEL", help="only this model's runs")
     add_format_argument(p)
     p.set_defaults(handler=cmd_runs)
 
@@ -237,17 +238,12 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 #: ``what``: the kind in the words of the probe that declared it (as the Jobs page shows it); ``kind`` as stored
-RUN_COLUMNS = ["id", "kind", "what", "model", "status", "total", "ok", "failed", "calls", "cached", "prompt_tokens",
-               "completion_tokens", "cost", "created_at", "finished_at", "note"]
-
-
 def cmd_runs(args: argparse.Namespace) -> int:
-    from workbench.models.usage import run_cost_text, runs_overview
-    from workbench.runs import kind_name
+    from workbench.models.usage import run_cost_text
+    from workbench.runs.views import RunsChoices, runs_frame
 
     with opened(args.project) as project:
-        frame = runs_overview(project, args.kind)
-    frame = frame.assign(what=[kind_name(kind) for kind in frame["kind"]])[RUN_COLUMNS + ["backend"]]
+        frame = runs_frame(project, RunsChoices(kind=args.kind, model=args.model))  # the Jobs page's runs
     if args.format == "table":
         frame = frame.assign(cost=[run_cost_text(c, b, n, m) for c, b, n, m in zip(
                                  frame["cost"], frame["backend"], frame["calls"], frame["model"])],

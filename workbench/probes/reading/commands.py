@@ -22,6 +22,7 @@ from workbench.cli.common import (
     report_run,
 )
 
+POOLED_HELP = "only this book's questions (default: every book the model answered, pooled, as the Reading page shows)"
 #: ``palimpsest reading NAME``: (help, the function of ``results`` that makes the table)
 RESULT_TABLES = {
     "slope": ("logistic regression of right answers on log retention demand", "forgetting_slope"),
@@ -113,6 +114,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
     p.add_argument("--by-kind", action="store_true", help="one curve per kind of wrong options")
     p.add_argument("--bins", metavar="W1,W2,...", help="lower edges of the bins in words (default 0,1000,2500,...)")
+    p.add_argument("--book", type=int, metavar="ID", help=POOLED_HELP)
     add_format_argument(p)
     p.set_defaults(handler=cmd_curve)
 
@@ -120,6 +122,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p = commands.add_parser(name, help=helptext)
         add_project_argument(p)
         p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
+        if name == "slope":
+            p.add_argument("--book", type=int, metavar="ID", help=POOLED_HELP)
         add_format_argument(p)
         p.set_defaults(handler=cmd_result_table)
 
@@ -243,19 +247,25 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_curve(args: argparse.Namespace) -> int:
-    from workbench.probes.reading.results import forgetting_curve, parse_bins
+    from workbench.probes.reading.results import parse_bins
+    from workbench.probes.reading.views import ReadingChoices, curve_table
 
+    choices = ReadingChoices(model=args.model, book_id=args.book, bins=parse_bins(args.bins), by_kind=args.by_kind)
     with opened(args.project) as project:
-        frame = forgetting_curve(project, args.model, bins=parse_bins(args.bins), by_kind=args.by_kind)
+        frame = curve_table(project, choices)  # the Reading page's table for the same choices
     print_frame(frame, args.format)
     return 0
 
 
 def cmd_result_table(args: argparse.Namespace) -> int:
     from workbench.probes.reading import results
+    from workbench.probes.reading.views import ReadingChoices, slope_table
 
     with opened(args.project) as project:
-        frame = getattr(results, RESULT_TABLES[args.reading_command][1])(project, args.model)
+        if args.reading_command == "slope":  # as the Reading page says it, for the same choices
+            frame = slope_table(project, ReadingChoices(model=args.model, book_id=args.book))
+        else:
+            frame = getattr(results, RESULT_TABLES[args.reading_command][1])(project, args.model)
     print_frame(frame, args.format)
     return 0
 

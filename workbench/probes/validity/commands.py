@@ -107,6 +107,8 @@ def _analysis_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", choices=GROUP_CHOICES, default="decile", help="top/bottom decile or quintile")
     p.add_argument("--books", dest="per_book", action="store_true",
                    help="one row per book (per passage for narrative time) instead of the group table")
+    p.add_argument("--book", dest="book_id", type=int, metavar="ID",
+                   help="with --books or --unparsed: only this book's rows (the groups are still cut over every book)")
     p.add_argument("--unparsed", action="store_true",
                    help="list every answer the analysis counts that gave no value (book, passage, raw answer, why)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and permutations, and tie draws)")
@@ -222,48 +224,51 @@ def _print_analysis(table, fmt: str, more: str = "") -> int:
     return 0
 
 
-def cmd_year(args: argparse.Namespace) -> int:
-    from workbench.probes.validity.parse_rate import spread_summary, unparsed_answers
-    from workbench.probes.validity.year import year_results, year_span_spread
+def validity_choices(args: argparse.Namespace, task: str):
+    """The ``ValidityChoices`` of the page, from the command's options."""
+    from workbench.probes.validity.views import YEAR, ValidityChoices
 
-    years = _year_range(args.years)
+    year = task == YEAR
+    return ValidityChoices(task=task, model=args.model, by=args.by, groups=args.groups, ties=args.ties,
+                           reference=None if year else args.reference, seed=args.seed, book_id=args.book_id,
+                           resamples=args.resamples, draws=args.draws,
+                           **({"spans": args.spans, "years": _year_range(args.years),
+                               "year_permutations": args.permutations} if year else {}))
+
+
+def cmd_year(args: argparse.Namespace) -> int:
+    from workbench.probes.validity.parse_rate import spread_summary
+    from workbench.probes.validity.views import YEAR_BOOK_COLUMNS, validity_report, validity_unparsed
+    from workbench.probes.validity.year import year_span_spread
+
+    choices = validity_choices(args, "year")
     with opened(args.project) as project:
         if args.unparsed:
-            frame = unparsed_answers(project, "year", args.model, args.by, groups=args.groups, year_range=years,
-                                     spans=args.spans)
-            return _print_unparsed(frame, args.format)
+            return _print_unparsed(validity_unparsed(project, choices), args.format)
         if args.compare_spans:
-            frame = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
+            frame = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=choices.years)
         else:
-            books, frame = year_results(project, args.model, args.by, groups=args.groups, year_range=years,
-                                        seed=args.seed, resamples=args.resamples, permutations=args.permutations,
-                                        save_groups=True, spans=args.spans, ties=args.ties, draws=args.draws)
-            if args.per_book:
-                frame = books[["book", "group", "accuracy", "year", "answer", "predicted", "abs_error", "tied_at_cut",
-                               "flag"]]
+            report = validity_report(project, choices)
+            if args.per_book:  # the page's rows, their main columns
+                frame = report["rows"][YEAR_BOOK_COLUMNS]
             else:
-                spread = year_span_spread(project, args.model, args.by, groups=args.groups, year_range=years)
-                return _print_analysis(frame, args.format, spread_summary(spread, args.spans) + " (--compare-spans)")
+                return _print_analysis(report["table"], args.format,
+                                       spread_summary(report["spread"], args.spans) + " (--compare-spans)")
     print_frame(frame, args.format)
     return 0
 
 
 def cmd_narrative_time(args: argparse.Namespace) -> int:
-    from workbench.probes.validity.narrative_time import narrative_results
-    from workbench.probes.validity.parse_rate import unparsed_answers
+    from workbench.probes.validity.views import validity_report, validity_unparsed
 
+    choices = validity_choices(args, "narrative-time")
     with opened(args.project) as project:
         if args.unparsed:
-            frame = unparsed_answers(project, "narrative-time", args.model, args.by, groups=args.groups,
-                                     reference=args.reference)
-            return _print_unparsed(frame, args.format)
-        items, frame = narrative_results(project, args.model, args.by, args.reference, groups=args.groups,
-                                         seed=args.seed, resamples=args.resamples, save_groups=True, ties=args.ties,
-                                         draws=args.draws)
-        if args.per_book:
-            frame = items
-        else:
-            return _print_analysis(frame, args.format)
+            return _print_unparsed(validity_unparsed(project, choices), args.format)
+        report = validity_report(project, choices)
+        if not args.per_book:
+            return _print_analysis(report["table"], args.format)
+        frame = report["rows"]
     print_frame(frame, args.format)
     return 0
 
