@@ -166,3 +166,48 @@ def test_the_frequency_tab_shows_the_query_of_its_choices(qtbot, page, counted, 
     assert tab.note.text() == tab.table.frame.attrs["note"]
     tab.grab().save("/tmp/state-leak-frequency.png")
     assert not messages["errors"]
+
+
+def test_the_other_tabs_widgets_change_their_choices(qtbot, page, counted, tiny_causal_dir, tmp_path, messages):
+    from workbench.models.catalog import ModelSpec, add_model
+    from workbench.probes.leakage.views import (
+        DecopChoices,
+        MembershipChoices,
+        SurprisalChoices,
+        decop_table,
+        membership_table,
+    )
+
+    project, _ = counted
+    add_model(project, ModelSpec(label="tiny", backend="hf", ref=str(tiny_causal_dir), params={"device": "cpu"}))
+    add_model(project, ModelSpec(label="tiny-2", backend="hf", ref=str(tiny_causal_dir), params={"device": "cpu"}))
+    page.tabs.setCurrentWidget(page.membership)
+    tab = page.membership
+    _settled(qtbot, tab)
+    assert tab.choices == MembershipChoices(model="tiny")
+    tab.reference.setCurrentIndex(tab.reference.findData("tiny-2"))
+    tab.k.setValue(10)
+    passages = tmp_path / "passages.txt"
+    passages.write_text("One passage.\n\nAnother passage.\n", encoding="utf-8")
+    tab.source.choose_file(passages)
+    assert tab.choices == MembershipChoices(model="tiny", reference="tiny-2", k_percent=10.0, source=str(passages))
+    _settled(qtbot, tab)
+    _same(tab.table.frame, membership_table(project, tab.choices))  # nothing read yet: what to do, in the note
+    assert tab.note.text() == tab.table.frame.attrs["note"] and "has read no passages yet" in tab.note.text()
+
+    page.tabs.setCurrentWidget(page.decop)
+    tab = page.decop
+    _settled(qtbot, tab)
+    tab.paraphraser.setCurrentIndex(tab.paraphraser.findData("tiny-2"))
+    tab.orders.setCurrentIndex(tab.orders.findData(8))
+    tab.cutoff.setValue(1950)
+    assert tab.choices == DecopChoices(model="tiny", paraphraser="tiny-2", orders=8, cutoff_year=1950)
+    _settled(qtbot, tab)
+    _same(tab.table.frame, decop_table(project, tab.choices))
+
+    page.tabs.setCurrentWidget(page.surprisal)
+    tab = page.surprisal
+    tab.model.setCurrentIndex(tab.model.findData("tiny-2"))
+    assert tab.choices == SurprisalChoices(model="tiny-2")  # no text read yet: no item, nothing to show
+    assert tab.results_query() is None
+    assert not messages["errors"]
