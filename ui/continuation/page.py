@@ -12,6 +12,7 @@ from ui.widgets.combo import refill
 from ui.widgets.frame_table import Column, count, decimal, share, yes_no
 from ui.widgets.page import Page
 from ui.work_op import WorkOp
+from workbench.probes.continuation.views import ContinuationChoices, continuation_table
 from workbench.work import BOOKS, CONTINUATION_RESULTS, MODELS, RETRY_ON_JOBS
 
 RUNNABLE = ("hf", "gguf", "openai")
@@ -58,23 +59,28 @@ class ContinuationTab(AnalysisTab):
                    tooltip="Fisher's exact test, one-sided, against the unseen books; Holm-adjusted over the books"),
             Column("above_baseline", "Above", yes_no, tooltip="Holm-adjusted p below 0.05"),
         ], key="book_id", charts="continuation", parent=parent)
-        from workbench.probes.continuation import run
-
+        defaults = ContinuationChoices()
         self.model = QComboBox()
         self.model.setMinimumContentsLength(16)
         self.books = QComboBox()
         self.books.setMinimumContentsLength(20)
-        self.per_book = spin(1, 10_000, run.DEFAULT_PER_BOOK, "Passages per book, spread over the whole book")
-        self.prefix = spin(1, 2_000, run.DEFAULT_PREFIX_TOKENS, "Tokens of the book the model is given (words for "
-                                                               "an API model)")
-        self.continuation = spin(1, 2_000, run.DEFAULT_CONTINUE_TOKENS, "Tokens the model writes, compared with "
-                                                                        "the book's next ones")
+        self.per_book = spin(1, 10_000, defaults.per_book, "Passages per book, spread over the whole book")
+        self.prefix = spin(1, 2_000, defaults.run_prefix_tokens, "Tokens of the book the model is given (words for "
+                                                                 "an API model)")
+        self.continuation = spin(1, 2_000, defaults.run_continue_tokens, "Tokens the model writes, compared with "
+                                                                         "the book's next ones")
         self.run_button = QPushButton("Run")
         self.run_button.clicked.connect(self.run)
         self.lay_out_settings((("Model", self.model), ("Books", self.books), self.run_button),
                               (("Passages per book", self.per_book), ("Prefix tokens", self.prefix),
                                ("Continuation tokens", self.continuation)))
-        self.refresh_on_choice(self.model)
+        self.choices = defaults
+        self.bind("model", lambda: self.model.currentData() or None, self.model.currentIndexChanged)
+        self.bind("book_id", self.books.currentData, self.books.currentIndexChanged)
+        self.bind("per_book", self.per_book.value, self.per_book.valueChanged)
+        self.bind("run_prefix_tokens", self.prefix.value, self.prefix.valueChanged)
+        self.bind("run_continue_tokens", self.continuation.value, self.continuation.valueChanged)
+        self.refresh_on_choice(self.model, self.books)
 
     def refresh_choices(self) -> None:
         from workbench.models.catalog import list_models
@@ -91,33 +97,25 @@ class ContinuationTab(AnalysisTab):
             return []
         return [(b.id, b.title or f"Book {b.id}") for b in list_books(self.project) if b.words]
 
-    def _model(self) -> str | None:
-        return self.model.currentData() or None
-
-    def results_reader(self):
-        model = self._model()
-        if not model:
-            return None
-        from workbench.probes.continuation.results import book_table
-
-        return lambda project: book_table(project, model)
+    def results_query(self):
+        return continuation_table if self.choices.model else None
 
     def chart_options(self):
-        model = self._model()
+        model = self.choices.model
         return ({"model": model}, NOTHING) if model else (None, NOTHING)
 
     def run(self) -> None:
         if self.require_project() is None:
             return
-        model = self._model()
-        if not model:
+        chosen = self.choices
+        if not chosen.model:
             self.show_info("Add a model on the Models page first.")
             return
         from workbench.probes.continuation.plan import continuation_work
 
-        project, book = self.project, self.books.currentData()
-        books = [int(book)] if book is not None else None
-        per_book, prefix, continuation = self.per_book.value(), self.prefix.value(), self.continuation.value()
+        project, model = self.project, chosen.model
+        books = [int(chosen.book_id)] if chosen.book_id is not None else None
+        per_book, prefix, continuation = chosen.per_book, chosen.run_prefix_tokens, chosen.run_continue_tokens
         WorkOp(self, lambda: continuation_work(project, model, book_ids=books, per_book=per_book,
                                                prefix_tokens=prefix, continue_tokens=continuation,
                                                next_step=RETRY_ON_JOBS)).run()

@@ -1,14 +1,18 @@
 """What every tab of the Leakage page has: its one background operation with a progress row, a line
 saying what the last piece of work came to, a results table read in the background, the choices
-(corpus, model, passages) its settings offer, and (most tabs) its charts above the table."""
+(corpus, model, passages) its settings offer, and (most tabs) its charts above the table.
+
+A tab's choices are a Qt-free state object of the core (``workbench.probes.leakage.views``, ``...Choices``) held
+in ``choices``: its widgets change it as the person changes them (``bind``), and the table is read by the core's
+query for that state (``results_query``) on a worker: no option is read from a widget when the table is read."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-import pandas as pd
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from ui.leakage.tab_charts import TabCharts
@@ -21,7 +25,14 @@ from ui.widgets.summary_box import SummaryBox
 from workbench.run_failures import describe_outcome
 
 if TYPE_CHECKING:
+    import pandas as pd
+    from PySide6.QtCore import SignalInstance
+
     from workbench.jobs import JobReport
+    from workbench.project import Project
+
+#: a view's query: the project and the tab's choices -> the frame its table shows
+Query = Callable[["Project", Any], "pd.DataFrame"]
 
 CLOZE_SOURCE = "Name-cloze passages (name put back)"
 FILE_SOURCE = "Passages from a file…"
@@ -39,6 +50,8 @@ class AnalysisTab(ProjectView, OneOperation):
     def __init__(self, ops, columns: list[Column], key: str | None = None, parent: QWidget | None = None,
                  charts: str = ""):
         super().__init__(ops, parent)
+        self.choices: Any = None  # the tab's ``...Choices`` (set by each tab)
+        self._bound: list[tuple[str, Callable[[], Any]]] = []
         self.work = ops.slot(self)
         self.reading = ops.slot(self)
         self.progress = ProgressRow(self.work)
@@ -89,6 +102,26 @@ class AnalysisTab(ProjectView, OneOperation):
         self.note.setText(text)
         self.note.setVisible(bool(text))
 
+    # ---- choices ---------------------------------------------------------------------------------
+
+    def choose(self, **changes: Any) -> None:
+        """Change the tab's choices (``dataclasses.replace``)."""
+        self.choices = replace(self.choices, **changes)
+
+    def bind(self, field: str, value: Callable[[], Any], *signals: "SignalInstance") -> None:
+        """Keep ``choices.<field>`` at ``value()`` (a widget's value): set now, and again whenever one of
+        ``signals`` fires (connect these before the signals that reload the table)."""
+        self._bound.append((field, value))
+        for signal in signals:
+            signal.connect(lambda *_, f=field, v=value: self.choose(**{f: v()}))
+        self.choose(**{field: value()})
+
+    def take_refilled(self) -> None:
+        """The bound widgets' values into the choices after their lists were refilled from the project (a
+        refill emits no signals)."""
+        if self._bound:
+            self.choose(**{field: value() for field, value in self._bound})
+
     def refresh_on_choice(self, *combos: QComboBox) -> None:
         """Reload the results and the charts when the person picks another entry in ``combos``."""
         for combo in combos:
@@ -111,9 +144,9 @@ class AnalysisTab(ProjectView, OneOperation):
 
     # ---- results ---------------------------------------------------------------------------------
 
-    def results_reader(self) -> Callable[[Any], pd.DataFrame] | None:
-        """On the GUI thread: a function of the project giving the results table's frame, to be called on a
-        worker thread (it takes what it needs from the widgets now); None when there is nothing to show."""
+    def results_query(self) -> Query | None:
+        """The core's query of the tab's table (called with the project and ``choices`` on a worker); None when
+        the choices leave nothing to show."""
         return None
 
     #: the charts are drawn from the results table's own frame (it holds every column they draw), so that the
@@ -121,22 +154,25 @@ class AnalysisTab(ProjectView, OneOperation):
     charts_from_results = False
 
     def refresh(self) -> None:
+        from workbench.probes.leakage.views import empty_frame
+
         self.refresh_choices()
-        reader = self.results_reader() if self.project is not None else None
+        self.take_refilled()
+        query = self.results_query() if self.project is not None else None
         if self.charts is not None:
             options, nothing = self.chart_options()
-            if self.charts_from_results and reader is not None and options is not None:
+            if self.charts_from_results and query is not None and options is not None:
                 self.charts.drawing.drop()  # drawn when the results arrive (``show_results``)
             else:
                 self.charts.show_for(self.project, options, nothing)
-        if reader is None:
-            self.table.show_frame(pd.DataFrame(columns=[c.field for c in self.table.columns]))
+        if query is None:
+            self.table.show_frame(empty_frame([c.field for c in self.table.columns]))
             return
-        project = self.project
-        self.reading.queue(lambda state: reader(project), label="Reading results", project=project,
+        project, choices = self.project, self.choices
+        self.reading.queue(lambda state: query(project, choices), label="Reading results", project=project,
                            background_read=True, on_done=self.show_results, on_error=self.work_failed)
 
-    def show_results(self, frame: pd.DataFrame) -> None:
+    def show_results(self, frame: "pd.DataFrame") -> None:
         self.table.show_frame(frame)
         if self.charts is not None and self.charts_from_results:  # drawn in the turns after the table's
             options, nothing = self.chart_options()
@@ -149,7 +185,7 @@ class AnalysisTab(ProjectView, OneOperation):
     # ---- charts ----------------------------------------------------------------------------------
 
     def chart_options(self) -> tuple[dict[str, Any] | None, str]:
-        """The charts' options for the choices on screen (None: nothing to draw), and what the charts say
+        """The charts' options for the tab's choices (None: nothing to draw), and what the charts say
         when there is nothing to draw: what to do next."""
         return None, ""
 
@@ -180,14 +216,22 @@ def model_labels(project, backends: tuple[str, ...]) -> list[str]:
 
 
 class SourceChooser(QComboBox):
-    """Which passages: the name-cloze passages, or a file chosen when the entry is picked."""
+    """Which passages: the name-cloze passages, or a file chosen when the entry is picked (``changed``: another
+    source chosen, a file chosen again included)."""
+
+    changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.path: Path | None = None
         self.addItem(CLOZE_SOURCE, "cloze")
         self.addItem(FILE_SOURCE, "file")
+        self.currentIndexChanged.connect(self._changed)
         self.activated.connect(self._picked)
+
+    def _changed(self, index: int) -> None:
+        if self.itemData(index) != "file":  # the file's entry itself: ``changed`` when a file is chosen
+            self.changed.emit()
 
     def _picked(self, index: int) -> None:
         if self.itemData(index) != "file":
@@ -206,7 +250,10 @@ class SourceChooser(QComboBox):
             self.setItemData(2, str(path))
         else:
             self.addItem(label, str(path))
+        self.blockSignals(True)
         self.setCurrentIndex(2)
+        self.blockSignals(False)
+        self.changed.emit()
 
     def source(self) -> str:
         data = self.currentData()

@@ -23,6 +23,7 @@ from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, count
 from workbench.models.secrets import shown_address
 from workbench.probes.leakage import corpora
+from workbench.probes.leakage.views import corpora_table
 
 CORPUS_FILES = "Corpus files (*.txt *.text *.md *.jsonl *.jsonl.gz);;All files (*)"
 DEFAULT_REMOTE_INDEX = "v4_piletrain_llama"
@@ -94,8 +95,8 @@ class CorporaTab(AnalysisTab):
     def refresh_choices(self) -> None:
         refill_names(self.tokenizer, model_labels(self.project, ("hf",)), blank=WORD_TOKENS)
 
-    def results_reader(self):
-        return corpora.corpora_frame
+    def results_query(self):
+        return lambda project, _choices: corpora_table(project)  # no choices: every corpus of the project
 
     # ---- actions -----------------------------------------------------------------------------------
 

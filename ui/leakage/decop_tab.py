@@ -11,8 +11,8 @@ from ui.leakage.analysis_tab import AnalysisTab, SourceChooser, hint, model_labe
 from ui.widgets.frame_table import Column, count, share
 from ui.work_op import WorkOp
 from workbench.probes.leakage import decop, passages
-from workbench.probes.leakage.decop_scores import describe_decision
 from workbench.probes.leakage.plans import decop_work, regeneration_work
+from workbench.probes.leakage.views import DecopChoices, decop_table
 from workbench.work import RETRY_ON_JOBS
 
 RUNNABLE = ("hf", "gguf", "openai")
@@ -64,7 +64,6 @@ class DecopTab(AnalysisTab):
         self.cutoff.setValue(self.cutoff.minimum())
         self.cutoff.setToolTip("The last year of the model's training data: books published later count as clean. "
                                "Left at 'none', the model's tag cutoff=YEAR (Models page) is used, if it has one.")
-        self.cutoff.valueChanged.connect(self.refresh)
         self.run_button = QPushButton("Paraphrase and ask")
         self.run_button.clicked.connect(self.run)
         self.rewrite_button = QPushButton("New paraphrases")
@@ -82,6 +81,13 @@ class DecopTab(AnalysisTab):
         self.decision = hint("")
         self.decision.hide()
         self.layout().insertWidget(self.layout().indexOf(self.table), self.decision)
+        self.choices = DecopChoices()
+        self.bind("model", self.model.currentData, self.model.currentIndexChanged)
+        self.bind("paraphraser", self.paraphraser.currentData, self.paraphraser.currentIndexChanged)
+        self.bind("source", self.source.source, self.source.changed)
+        self.bind("orders", self.orders.currentData, self.orders.currentIndexChanged)
+        self.bind("cutoff_year", self.cutoff_year, self.cutoff.valueChanged)
+        self.cutoff.valueChanged.connect(self.refresh)
         self.model.currentIndexChanged.connect(self.show_warning)
         self.paraphraser.currentIndexChanged.connect(self.show_warning)
         self.refresh_on_choice(self.model)
@@ -90,10 +96,11 @@ class DecopTab(AnalysisTab):
         labels = model_labels(self.project, RUNNABLE)
         refill_or_hint(self.model, labels, NO_MODEL)
         refill_or_hint(self.paraphraser, labels, NO_MODEL)
+        self.take_refilled()
         self.show_warning()
 
     def show_warning(self, *_) -> None:
-        model, paraphraser = self.model.currentData(), self.paraphraser.currentData()
+        model, paraphraser = self.choices.model, self.choices.paraphraser
         text = decop.paraphraser_warning(self.project, model, paraphraser) if self.project is not None else ""
         self.warning.setText(text)
         self.warning.setVisible(bool(text))
@@ -102,29 +109,17 @@ class DecopTab(AnalysisTab):
         value = self.cutoff.value()
         return None if value == self.cutoff.minimum() else value
 
-    def results_reader(self):
-        model, cutoff = self.model.currentData(), self.cutoff_year()
-
-        def read(project):
-            books = decop.accuracy_frame(project, model, cutoff_year=cutoff)
-            decided = decop.decision_frame(project, model, cutoff_year=cutoff, books=books)
-            lines = [describe_decision(row) for _, row in decided.iterrows()]
-            if not books.empty:
-                lines.append(decop.cutoff_note(project, model, cutoff).replace(
-                    "give the year with --cutoff-year", "set 'Training cutoff' above"))
-            books.attrs["decision"] = "\n".join(lines)
-            return books
-
-        return read if model else None
+    def results_query(self):
+        return decop_table if self.choices.model else None
 
     def show_results(self, books) -> None:
         self.table.show_frame(books)
-        text = books.attrs.get("decision", "")
+        text = books.attrs.get("note", "").replace("give the year with --cutoff-year", "set 'Training cutoff' above")
         self.decision.setText(text)
         self.decision.setVisible(bool(text))
 
     def _chosen(self) -> tuple[str, str] | None:
-        model, paraphraser = self.model.currentData(), self.paraphraser.currentData()
+        model, paraphraser = self.choices.model, self.choices.paraphraser
         if self.require_project() is None:
             return None
         if not model or not paraphraser:
@@ -138,7 +133,7 @@ class DecopTab(AnalysisTab):
         if chosen is None:
             return
         model, paraphraser = chosen
-        project, source, orders = self.project, self.source.source(), self.orders.currentData()
+        project, source, orders = self.project, self.choices.source, self.choices.orders
         WorkOp(self, lambda: decop_work(project, model, paraphraser, source, orders=orders,
                                         next_step=RETRY_ON_JOBS, lacking_words=_for_the_tab)).run()
 
@@ -148,7 +143,7 @@ class DecopTab(AnalysisTab):
         if chosen is None:
             return
         _, paraphraser = chosen
-        project, source = self.project, self.source.source()
+        project, source = self.project, self.choices.source
 
         def lacking_ids() -> list[int]:  # on the worker, when the work is estimated or run
             lacking = decop.lacking_paraphrases(project, paraphraser, passages.gather(project, source))

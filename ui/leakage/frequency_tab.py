@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QComboBox, QLineEdit, QPushButton, QSpinBox
 from ui.leakage.analysis_tab import NO_CORPUS, AnalysisTab, corpus_names, refill_or_hint
 from ui.widgets.frame_table import Column, count, decimal, share
 from workbench.probes.leakage import frequency
+from workbench.probes.leakage.views import FrequencyChoices, frequency_table
 
 NO_CLOZE_RESULTS = "(no name-cloze results yet)"
 
@@ -36,10 +37,16 @@ class FrequencyTab(AnalysisTab):
         self.run_button.clicked.connect(self.run)
         self.lay_out_settings((("Corpus", self.corpus), ("Name-cloze accuracy of", self.model), ("Split by tag", self.split)),
                               (("Passages per book", self.per_book), ("Words per n-gram", self.gram), self.run_button))
+        self.choices = FrequencyChoices()
+        self.bind("corpus", self.corpus.currentData, self.corpus.currentIndexChanged)
+        self.bind("model", self.model.currentData, self.model.currentIndexChanged)
+        self.bind("split", lambda: self.split.text().strip() or None, self.split.editingFinished)
+        for box, field in ((self.per_book, "per_book"), (self.gram, "gram")):
+            box.setKeyboardTracking(False)
+            self.bind(field, box.value, box.valueChanged)
         self.refresh_on_choice(self.corpus, self.model)
         self.split.editingFinished.connect(self.refresh)
         for box in (self.per_book, self.gram):  # the table and chart show the counts made with these settings
-            box.setKeyboardTracking(False)
             box.valueChanged.connect(self.refresh)
         self._settings_shown_for: tuple[str, str] | None = None
 
@@ -59,45 +66,28 @@ class FrequencyTab(AnalysisTab):
                     box.setValue(newest[key])
                     box.blockSignals(False)
 
-    def _choices(self) -> tuple[str | None, str | None, str | None]:
-        return self.corpus.currentData(), self.model.currentData(), self.split.text().strip() or None
-
-    def _settings(self) -> dict[str, int]:
-        return {"per_book": self.per_book.value(), "gram": self.gram.value(), "seed": frequency.SEED}
-
-    def results_reader(self):
-        corpus, model, split = self._choices()
-        if not corpus:
-            return None
-        chosen = {"model": model, "split": split, "settings": self._settings()}
-
-        def read(project):
-            table = frequency.book_frequency(project, corpus, **chosen)
-            enough = table["accuracy"].notna().sum() >= 3
-            table.attrs["rho"] = frequency.correlations(project, corpus, **chosen) if enough else None
-            return table
-
-        return read
+    def results_query(self):
+        return frequency_table if self.choices.corpus else None
 
     def chart_options(self):
-        corpus, model, split = self._choices()
+        corpus, model, split = self.choices.corpus, self.choices.model, self.choices.split
         if not corpus:
             return None, "Build a reference corpus (Corpora tab) or add a remote one, then press Count."
         if not model:
             return None, ("No model has name-cloze results yet. Run the name cloze (Name cloze page); this chart then "
                           "shows each book's frequency in the corpus against the model's accuracy.")
-        return ({"corpus": corpus, "model": model, "split": split, **self._settings()},
+        return ({"corpus": corpus, "model": model, "split": split, **self.choices.settings},
                 f"Press Count to count each book's n-grams in {corpus} with these settings (the books need "
                 f"name-cloze results of {model}).")
 
     def run(self) -> None:
-        corpus, _, _ = self._choices()
+        corpus = self.choices.corpus
         if self.require_project() is None:
             return
         if not corpus:
             self.show_info("Build a reference corpus (Corpora tab) or add a remote one first.")
             return
-        project, per_book, gram = self.project, self.per_book.value(), self.gram.value()
+        project, per_book, gram = self.project, self.choices.per_book, self.choices.gram
 
         def work(state):
             return frequency.run_frequency(project, corpus, per_book=per_book, gram=gram, state=state)
@@ -106,13 +96,4 @@ class FrequencyTab(AnalysisTab):
 
     def show_results(self, table) -> None:
         self.table.show_frame(table)
-        rho = table.attrs.get("rho")
-        if rho is None or rho.empty:
-            self.show_note("Spearman's rho needs name-cloze accuracy for at least three books.")
-            return
-        parts = []
-        for row in rho.itertuples():
-            interval = "" if row.ci_low != row.ci_low else f", 95% CI {row.ci_low:.2f} to {row.ci_high:.2f}"
-            value = "n/a" if row.rho != row.rho else f"{row.rho:.2f} (p = {row.p_value:.2g}{interval})"
-            parts.append(f"{row.group}: rho = {value}, {row.books} book{'' if row.books == 1 else 's'}")
-        self.show_note("Frequency against cloze accuracy — " + "; ".join(parts))
+        self.show_note(table.attrs.get("note", ""))

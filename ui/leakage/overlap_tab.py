@@ -13,7 +13,7 @@ from ui.leakage.passage_dialog import PassageDialog
 from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import KEY_ROLE, Column, count, decimal, plain, share, yes_only
 from workbench.probes.leakage import overlap, passages
-from workbench.probes.leakage.chance import CAVEAT
+from workbench.probes.leakage.views import OverlapChoices, overlap_table
 from workbench.run_failures import describe_outcome
 
 SHARED_TEXT_PX = 240  # the longest shared sequence's column (the last: it takes what room is left)
@@ -62,6 +62,10 @@ class OverlapTab(AnalysisTab):
         self.run_button.clicked.connect(self.run)
         self.lay_out_settings((("Corpus", self.corpus), ("Chance from", self.background), ("Passages", self.source),
                                self.run_button))
+        self.choices = OverlapChoices()
+        self.bind("corpus", self.corpus.currentData, self.corpus.currentIndexChanged)
+        self.bind("background", lambda: self.background.currentData() or None, self.background.currentIndexChanged)
+        self.bind("source", self.source.source, self.source.changed)
         self.refresh_on_choice(self.corpus, self.background)
         self.table.cellDoubleClicked.connect(self.open_passage)
         self.details = ops.slot(self)
@@ -70,31 +74,24 @@ class OverlapTab(AnalysisTab):
     def refresh_choices(self) -> None:
         names = corpus_names(self.project)
         refill_or_hint(self.corpus, names, NO_CORPUS)
-        refill_names(self.background, [n for n in names if n != self.chosen_corpus()], blank=SAME_CORPUS)
+        refill_names(self.background, [n for n in names if n != self.corpus.currentData()], blank=SAME_CORPUS)
 
-    def chosen_corpus(self) -> str | None:
-        return self.corpus.currentData()
-
-    def chosen_background(self) -> str | None:
-        return self.background.currentData() or None
-
-    def results_reader(self):
-        name, background = self.chosen_corpus(), self.chosen_background()
-        return (lambda project: overlap.overlap_frame(project, name, background=background)) if name else None
+    def results_query(self):
+        return overlap_table if self.choices.corpus else None
 
     def show_results(self, frame) -> None:
         super().show_results(frame)
-        self.show_note(chance_note(frame))
+        self.show_note(frame.attrs.get("note", ""))
         titles = [c.title for c in self.table.columns]
         book = titles.index("Book")
         self.table.setColumnWidth(book, min(self.table.columnWidth(book), BOOK_PX))
         self.table.setColumnWidth(titles.index("Longest shared sequence"), SHARED_TEXT_PX)
 
     def chart_options(self):
-        name = self.chosen_corpus()
+        name = self.choices.corpus
         if not name:
             return None, "Build a reference corpus (Corpora tab) or add a remote one, then press Find overlaps."
-        return ({"corpus": name, "background": self.chosen_background()},
+        return ({"corpus": name, "background": self.choices.background},
                 f"No passage has been compared with {name} yet: press Find overlaps.")
 
     def point_picked(self, picked: dict) -> None:
@@ -102,13 +99,13 @@ class OverlapTab(AnalysisTab):
             self.open_item(int(picked["item_id"]), picked["book"], picked["passage_id"])
 
     def run(self) -> None:
-        name = self.chosen_corpus()
+        name = self.choices.corpus
         if self.require_project() is None:
             return
         if not name:
             self.show_info("Build a reference corpus (Corpora tab) or add a remote one first.")
             return
-        project, source, background = self.project, self.source.source(), self.chosen_background()
+        project, source, background = self.project, self.choices.source, self.choices.background
 
         def work(state):
             ids = passages.gather(project, source)
@@ -129,10 +126,10 @@ class OverlapTab(AnalysisTab):
             self.open_item(int(item.data(KEY_ROLE)), item.text(), self.table.item(row, 1).text())
 
     def open_item(self, item_id: int, book: str, passage_id: str) -> None:
-        name = self.chosen_corpus()
+        name = self.choices.corpus
         if not name or self.project is None:
             return
-        project, background = self.project, self.chosen_background()
+        project, background = self.project, self.choices.background
 
         def work(state):
             return {**overlap.passage_detail(project, name, item_id, background=background), "book": book,
@@ -145,17 +142,3 @@ class OverlapTab(AnalysisTab):
         self.dialog = PassageDialog(detail, self)
         self.dialog.open()
 
-
-def chance_note(frame) -> str:
-    """Which chance model the table's chance column comes from, and the passages without an estimate and why."""
-    if frame.empty:
-        return ""
-    estimated = frame["chance_p"].notna()
-    lines = []
-    if estimated.any():
-        model = str(frame.loc[estimated, "chance_model"].mode().iloc[0])
-        lines.append("Chance: " + model + "." + ("" if "background corpus" in model else " " + CAVEAT))
-    missing = frame.loc[~estimated & (frame["longest"] > 0), "chance_model"]
-    for reason, rows in missing.value_counts().items():
-        lines.append(f"{rows:,} passage{'s' if rows != 1 else ''}: {reason}.")
-    return " ".join(lines)

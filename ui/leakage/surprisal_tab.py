@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QPushButton
 
 from ui.leakage.analysis_tab import NO_LOCAL_MODEL, AnalysisTab, model_labels, refill_or_hint
 from ui.leakage.membership_tab import OPEN_MODELS
 from ui.widgets.frame_table import Column, count, decimal, yes_no
 from workbench.probes.leakage import surprisal
+from workbench.probes.leakage.views import SurprisalChoices, save_table, surprisal_table
 from workbench.run_failures import describe_outcome
 
 TEXT_FILES = "Text files (*.txt);;All files (*)"
@@ -33,8 +33,9 @@ class SurprisalTab(AnalysisTab):
         self.run_button.clicked.connect(self.run)
         self.save_button = QPushButton("Save as CSV…")
         self.save_button.clicked.connect(self._save)
-        self.item: int | None = None
         self.lay_out_settings((("Model", self.model), choose, self.file_label, self.run_button, self.save_button))
+        self.choices = SurprisalChoices()
+        self.bind("model", self.model.currentData, self.model.currentIndexChanged)
 
     def refresh_choices(self) -> None:
         refill_or_hint(self.model, model_labels(self.project, OPEN_MODELS), NO_LOCAL_MODEL)
@@ -48,14 +49,11 @@ class SurprisalTab(AnalysisTab):
         self.path = path
         self.file_label.setText(path.name)
 
-    def results_reader(self):
-        model, item = self.model.currentData(), self.item
-        if not model or item is None:
-            return None
-        return lambda project: surprisal.surprisal_frame(project, model, item)
+    def results_query(self):
+        return surprisal_table if self.choices.model and self.choices.item is not None else None
 
     def run(self) -> None:
-        model, path = self.model.currentData(), self.path
+        model, path = self.choices.model, self.path
         if self.require_project() is None:
             return
         if not model or path is None:
@@ -70,7 +68,8 @@ class SurprisalTab(AnalysisTab):
         self.start(work, f"Reading {path.name} with {model}", self._done)
 
     def _done(self, result) -> None:
-        text, self.item = result
+        text, item = result
+        self.choose(item=item)  # the text read: the table shows its words (read when the work is done)
         self.summary.show_text(text)
 
     def _save(self) -> None:
@@ -82,6 +81,5 @@ class SurprisalTab(AnalysisTab):
             self.save_csv(Path(path))
 
     def save_csv(self, path: Path) -> None:
-        frame: pd.DataFrame = self.table.frame
-        frame.to_csv(path, index=False)
-        self.summary.show_text(f"Saved {len(frame):,} words to {path}.")
+        rows = save_table(self.table.frame, path)
+        self.summary.show_text(f"Saved {rows:,} words to {path}.")

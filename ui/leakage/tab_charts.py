@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
@@ -20,6 +19,9 @@ from ui import dialogs
 from ui.widgets.chart_controls import ChartControls
 from ui.widgets.chart_view import ChartView
 from ui.widgets.figure_file import ask_figure_path
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Drawing:
@@ -50,7 +52,7 @@ class TabCharts(QWidget):
         self.names = [spec.name for spec in self.specs]
         self.project = None
         self.options: dict[str, Any] | None = None  # the tab's choices (corpus, model ...)
-        self.frame: pd.DataFrame | None = None  # the frame the tab read, when it hands it over
+        self.frame: "pd.DataFrame | None" = None  # the frame the tab read, when it hands it over
         self.nothing = ""
         self.plots: dict[str, ChartView] = {}
         self.export_buttons: dict[str, QPushButton] = {}
@@ -97,7 +99,7 @@ class TabCharts(QWidget):
         self.options = None if options is None else dict(options)
         self.redraw()
 
-    def show_frames(self, project, options: dict[str, Any], frame: pd.DataFrame, nothing: str) -> None:
+    def show_frames(self, project, options: dict[str, Any], frame: "pd.DataFrame", nothing: str) -> None:
         """Draw every chart from ``frame``, read already by the tab (its table shows the same frame: read once,
         not once for the table and again for the charts); ``nothing`` when it is empty."""
         self.project, self.nothing, self.options, self.frame = project, nothing, dict(options), frame

@@ -1,18 +1,17 @@
 """The Report page: did a model see each book? Every source of evidence side by side, with the verdict.
 
-It shows ``workbench.export.report.exposure_table`` (read on a worker): one row per book, one column per source
-(its signal, number and interval), the verdict and what it rests on. Choosing a book shows why, source by source;
+It shows ``workbench.export.report_views.report_table`` for the page's ``ReportChoices`` (read on a worker): one
+row per book, one column per source (its signal, number and interval), the verdict and what it rests on. Choosing a book shows why, source by source;
 double-clicking a source's cell (or "Show this evidence") opens the page of the probe that measured it. The
 report is exported as one HTML page or a CSV on a worker, so the window never waits.
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,36 +24,21 @@ from PySide6.QtWidgets import (
 )
 
 from ui.widgets.combo import refill_names
-from ui.widgets.frame_table import Column, FrameTable
+from ui.widgets.frame_table import KEY_ROLE, Column, FrameTable
 from ui.widgets.page import Page
+from workbench.export import report_views
+from workbench.export.report_views import ReportChoices
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: the table's first column of a source (after the book, the verdict and the flag)
 SOURCES_FROM = 3
 
 
-def _number(value: Any, measure: str) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if "tokens" in measure:
-        return f"{float(value):.0f}"
-    if "AUC" in measure:
-        return f"{float(value):.2f}"
-    return f"{float(value):.0%}"
-
-
 def source_cell(source: dict[str, Any]):
-    """How a source's evidence is written in one cell: signal, number, interval."""
-    key, measure = source["key"], source["measure"]
-
-    def write(row) -> str:
-        signal = row[f"{key}_signal"]
-        if signal == "not measured":
-            return "—"
-        value = _number(row[f"{key}_value"], measure)
-        low, high = _number(row[f"{key}_ci_low"], measure), _number(row[f"{key}_ci_high"], measure)
-        return f"{signal}: {value}" + (f" [{low}–{high}]" if low and high else "")
-
-    return write
+    """How a source's evidence is written in one cell: signal, number, interval (``report_views.cell_text``)."""
+    return lambda row: report_views.cell_text(row, source)
 
 
 def evidence_pages() -> dict[str, str]:
@@ -78,14 +62,15 @@ class ReportPage(Page):
     def __init__(self, ops, parent=None):
         super().__init__(ops, parent)
         self.work = ops.slot(self)
-        self.frame = pd.DataFrame()
+        self.choices = ReportChoices()
+        self.frame: "pd.DataFrame" = report_views.empty_report()
         self.sources: list[dict[str, Any]] = []
         self.pages: dict[str, str] = {}
         self.last_export: Path | None = None
 
         self.model = QComboBox()
         self.model.setMinimumWidth(220)
-        self.model.currentIndexChanged.connect(self.load)
+        self.model.currentIndexChanged.connect(self._model_chosen)
         self.export_html = QPushButton("Export report (HTML)…")
         self.export_html.clicked.connect(self.export_html_dialog)
         self.export_csv = QPushButton("Export CSV…")
@@ -133,46 +118,43 @@ class ReportPage(Page):
     def refresh(self) -> None:
         if self.project is None:
             refill_names(self.model, [])
-            self.table.show_frame(pd.DataFrame(columns=["book", "book_id"]))
+            self.choices = replace(self.choices, model=None)
+            self.table.show_frame(report_views.empty_report())
             return
         from workbench.export.report import report_models
 
         refill_names(self.model, report_models(self.project))
+        self.choices = replace(self.choices, model=self.model.currentData())  # refilled without signals
+        self.load()
+
+    def _model_chosen(self, *_: Any) -> None:
+        self.choices = replace(self.choices, model=self.model.currentData())
         self.load()
 
     def load(self) -> None:
-        model = self.model.currentData()
+        model = self.choices.model
         if self.project is None or not model:
             self.summary.setText("Add a model and run a probe first: the report sets their evidence side by side.")
             return
-        project = self.project
+        project, choices = self.project, self.choices
 
         def read(state):
-            from workbench.export.report import exposure_table
-
             from_parts = evidence_pages()
-            return exposure_table(project, model, state=state), from_parts
+            return report_views.report_table(project, choices, state=state), from_parts
 
         self.summary.setText(f"Reading the evidence for {model}…")
         self.work.start(read, label="Reading the evidence of exposure", project=project, background_read=True,
                         on_done=self._loaded, on_error=self._failed)
 
     def _loaded(self, result) -> None:
-        from workbench.export.report import verdict_counts
-
         table, pages = result
         self.frame, self.pages = table, pages
         sources = table.attrs.get("sources", [])
         if [s["key"] for s in sources] != [s["key"] for s in self.sources]:
             self.sources = sources
             self._rebuild_table()
-        counts = verdict_counts(table)
-        disagree = int(table["measures_disagree"].sum())
-        self.summary.setText(f"{len(table)} books, {len(sources)} sources of evidence. " + ", ".join(
-            f"{n} {label}" for label, n in counts.items()) + (f"; measures disagree on {disagree}" if disagree else "")
-            + ". Double-click a source's cell to open its page.")
-        shown = table.assign(disagree=table["measures_disagree"].map({True: "measures disagree", False: ""}))
-        self.table.show_frame(shown)
+        self.summary.setText(report_views.summary_text(table))
+        self.table.show_frame(table)
         self._show_why()
 
     def _failed(self, message: str, details: str) -> None:
@@ -180,7 +162,8 @@ class ReportPage(Page):
 
     def _rebuild_table(self) -> None:
         # the verdict beside the book (on screen without scrolling), then each source, then what it rests on
-        columns = [Column("book", "Book"), Column("verdict", "Verdict"), Column("disagree", "Flag")]
+        columns = [Column("book", "Book"), Column("verdict", "Verdict"),
+                   Column("measures_disagree", "Flag", report_views.flag_text)]
         columns += [Column(f"{s['key']}_signal", s["label"], compose=source_cell(s),
                            tooltip=f"{s['measure']}. {s['rule']}") for s in self.sources]
         columns += [Column("verdict_rests_on", "Rests on", stretch=True)]
@@ -191,25 +174,13 @@ class ReportPage(Page):
         self.table.cellDoubleClicked.connect(self._double_clicked)
 
     # ------------------------------------------------------------------ evidence
-    def _chosen_row(self) -> pd.Series | None:
+    def _chosen_book(self) -> int | None:
+        """The book chosen in the table (a selection, not a choice of what the table shows)."""
         keys = self.table.selected_keys()
-        if not keys or self.frame.empty:
-            return None
-        rows = self.frame[self.frame["book_id"] == keys[0]]
-        return None if rows.empty else rows.iloc[0]
+        return int(keys[0]) if keys and report_views.book_title(self.frame, int(keys[0])) is not None else None
 
     def _show_why(self) -> None:
-        row = self._chosen_row()
-        if row is None:
-            self.why.setPlainText("Choose a book to see what each source found and the rule it read it by.")
-            return
-        lines = [f"{row['book']}: {row['verdict']}" + (" (measures disagree)" if row["measures_disagree"] else "")
-                 + f" — rests on {row['verdict_rests_on']}."]
-        for source in self.sources:
-            basis = row[f"{source['key']}_basis"] if row[f"{source['key']}_signal"] != "not measured" else \
-                "not measured."
-            lines.append(f"{source['label']}: {basis}")
-        self.why.setPlainText("\n".join(lines))
+        self.why.setPlainText(report_views.why_text(self.frame, self._chosen_book()))
 
     def source_at(self, column: int) -> str | None:
         """The source shown in ``column`` of the table (None: the book, verdict, flag or rests-on columns)."""
@@ -217,27 +188,26 @@ class ReportPage(Page):
         return self.sources[index]["key"] if 0 <= index < len(self.sources) else None
 
     def _double_clicked(self, row: int, column: int) -> None:
-        self.open_evidence(int(self.table.frame.iloc[row]["book_id"]), self.source_at(column))
+        self.open_evidence(int(self.table.item(row, 0).data(KEY_ROLE)), self.source_at(column))
 
     def open_chosen(self) -> None:
-        row = self._chosen_row()
-        if row is None:
+        book_id = self._chosen_book()
+        if book_id is None:
             self.status.setText("Choose a book first.")
             return
         current = self.table.currentIndex()
-        self.open_evidence(int(row["book_id"]), self.source_at(current.column()) if current.isValid() else None)
+        self.open_evidence(book_id, self.source_at(current.column()) if current.isValid() else None)
 
     def open_evidence(self, book_id: int, source: str | None) -> None:
         """Ask for the page of ``source`` (or of the book's first measured source)."""
-        row = self.frame[self.frame["book_id"] == book_id]
-        if row.empty:
+        measured = report_views.measured_sources(self.frame, book_id)
+        if measured is None:
             return
-        measured = [s["key"] for s in self.sources if row.iloc[0][f"{s['key']}_signal"] != "not measured"]
         key = source if source is not None else (measured[0] if measured else None)
         if key is None or key not in self.pages:
             self.status.setText("No page shows this evidence." if key else "Nothing has measured this book yet.")
             return
-        self.status.setText(f"Showing the {key} evidence of {row.iloc[0]['book']}.")
+        self.status.setText(f"Showing the {key} evidence of {report_views.book_title(self.frame, book_id)}.")
         self.evidence_requested.emit(self.pages[key], book_id)
 
     def _go_to(self, page: str, book_id: int) -> None:
@@ -253,10 +223,10 @@ class ReportPage(Page):
         self.export_dialog("csv")
 
     def export_dialog(self, fmt: str) -> None:
-        if self.require_project() is None or not self.model.currentData():
+        if self.require_project() is None or not self.choices.model:
             return
         suffix = ".html" if fmt == "html" else ".csv"
-        suggested = str(self.project.path.parent / f"exposure-report-{self.model.currentData()}{suffix}")
+        suggested = str(self.project.path.parent / f"exposure-report-{self.choices.model}{suffix}")
         path, _ = QFileDialog.getSaveFileName(self, "Export the exposure report", suggested,
                                               "Web page (*.html)" if fmt == "html" else "CSV files (*.csv)")
         if path:
@@ -264,7 +234,7 @@ class ReportPage(Page):
 
     def export(self, out: Path, fmt: str):
         """Write the report for the model chosen to ``out`` on a worker."""
-        project, model = self.project, self.model.currentData()
+        project, model = self.project, self.choices.model
 
         def work(state):
             from workbench.export.report import write_report

@@ -69,6 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_project_argument(p)
     p.add_argument("--model", required=True, help="the model the report is about (its label)")
+    p.add_argument("--book", type=int, metavar="ID", help="print only this book's row (palimpsest books PROJECT lists "
+                                                          "the numbers); not with --out, which writes every book")
     p.add_argument("--out", type=Path, metavar="FILE",
                    help="write to FILE: FILE.html the self-contained report, FILE.csv its table")
     add_format_argument(p)
@@ -136,15 +138,19 @@ def cmd_methods(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from workbench.errors import UserError
     from workbench.export.report import exposure_table, verdict_counts, write_report
+    from workbench.export.report_views import ReportChoices, report_table
 
     fmt = None if args.out is None else {".html": "html", ".htm": "html", ".csv": "csv"}.get(args.out.suffix.lower())
     if args.out is not None and fmt is None:
         suffix = args.out.suffix or "a file without an extension"
         raise UserError(f"The report is written as .html (the page) or .csv (its table), not {suffix}: "
                         "name the file report.html or report.csv.")
+    if args.out is not None and args.book is not None:
+        raise UserError("--book prints one book's row; the report written with --out holds every book. Leave out "
+                        "one of them.")
     with opened(args.project) as project:
-        if args.out is None:
-            print_frame(exposure_table(project, args.model), args.format)
+        if args.out is None:  # the Report page's table
+            print_frame(report_table(project, ReportChoices(model=args.model, book_id=args.book)), args.format)
             return 0
         table = exposure_table(project, args.model, state=progress_state("Reading the evidence"))
         written = write_report(project, args.model, args.out, fmt=fmt, table=table)

@@ -42,6 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = commands.add_parser("scores", help="per book: the share of passages the model continues word for word")
     add_project_argument(p)
     p.add_argument("--model", required=True, metavar="LABEL", help=MODEL_HELP)
+    p.add_argument("--book", type=int, metavar="ID", help=BOOK_HELP + " (default: every book; the baseline and the "
+                   "Holm adjustment stay those over every book)")
     _setting_arguments(p)
     p.add_argument("--passages", action="store_true",
                    help="one row per passage (offsets and lengths of the matches) instead of one per book")
@@ -77,6 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_scores(args: argparse.Namespace) -> int:
     from workbench.errors import UserError
     from workbench.probes.continuation import results
+    from workbench.probes.continuation.views import ContinuationChoices, continuation_table
 
     if args.include_text and not args.passages:
         raise UserError("--include-text goes with --passages (the per-book table holds no text).")
@@ -85,9 +88,15 @@ def cmd_scores(args: argparse.Namespace) -> int:
         if args.passages:
             frame = results.passage_frame(project, args.model, match_tokens=args.match_tokens,
                                           include_text=args.include_text, **setting)
+            if args.book is not None:
+                frame = frame[frame["book_id"] == args.book].reset_index(drop=True)
         else:
-            frame = results.book_table(project, args.model, match_tokens=args.match_tokens,
-                                       cutoff_year=args.cutoff_year, **setting)
-    print_frame(frame, args.format, empty=f"No continuation runs of {args.model} yet: start one with "
-                                          "'palimpsest continuation run'.")
+            frame = continuation_table(project, ContinuationChoices(
+                model=args.model, book_id=args.book, match_tokens=args.match_tokens, cutoff_year=args.cutoff_year,
+                **setting))
+    empty = (f"No continuation runs of {args.model} yet: start one with 'palimpsest continuation run'."
+             if args.book is None else
+             f"No passage of book {args.book} in the continuation runs of {args.model} read here: run it with "
+             f"'palimpsest continuation run --book {args.book}', or leave out --book.")
+    print_frame(frame, args.format, empty=empty)
     return 0

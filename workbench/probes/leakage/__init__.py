@@ -21,6 +21,8 @@ when read):
                    the decision (ROC AUC, suspect against clean books);
 - ``statistics``   Spearman, ROC AUC and binomial tests, each through scipy;
 - ``evidence``     overlap, n-gram frequency, membership and DE-COP as evidence of exposure per book (the report);
+- ``views``        what each tab of the Leakage page shows: its ``...Choices`` and the query the tab and the
+                   commands print (``overlap_table``, ``frequency_table`` ...);
 - ``charts``       the figures; ``methods``: the methods text; ``commands``: ``palimpsest corpus|leakage|
                    membership|surprisal|decop``.
 """

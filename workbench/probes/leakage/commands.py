@@ -222,10 +222,10 @@ def cmd_corpus_remote(args) -> int:
 
 
 def cmd_corpus_list(args) -> int:
-    from workbench.probes.leakage.corpora import corpora_frame
+    from workbench.probes.leakage.views import corpora_table
 
     with opened(args.project) as project:
-        print_frame(corpora_frame(project), args.format)
+        print_frame(corpora_table(project), args.format)
     return 0
 
 
@@ -241,7 +241,8 @@ def cmd_overlap(args) -> int:
     from workbench.probes.leakage import passages
     from workbench.probes.leakage.chance import CAVEAT
     from workbench.probes.leakage.corpora import get_corpus
-    from workbench.probes.leakage.overlap import chance_model, overlap_frame, run_background, run_overlap
+    from workbench.probes.leakage.overlap import chance_model, run_background, run_overlap
+    from workbench.probes.leakage.views import OverlapChoices, overlap_table
 
     with opened(args.project) as project:
         if args.background:
@@ -261,25 +262,31 @@ def cmd_overlap(args) -> int:
             status = max(status, report_run(counted, args.project, f"Counts in {args.background}", out=sys.stderr))
         print(f"Chance model: {chance_model(args.background).describe()}." + ("" if args.background else
               f" {CAVEAT}"), file=sys.stderr)
-        print_frame(overlap_frame(project, args.corpus, background=args.background, passage_ids=ids,
-                                  positions=args.positions), args.format)
+        choices = OverlapChoices(corpus=args.corpus, background=args.background, source=str(args.source),
+                                 passage_ids=tuple(ids), book_ids=_book_ids(args.book), positions=args.positions)
+        print_frame(overlap_table(project, choices), args.format)
     return status
 
 
 def cmd_frequency(args) -> int:
-    from workbench.probes.leakage.frequency import book_frequency, correlations, run_frequency
+    from workbench.probes.leakage.frequency import run_frequency
+    from workbench.probes.leakage.views import FrequencyChoices, frequency_correlations, frequency_table
 
     with opened(args.project) as project:
         report = run_frequency(project, args.corpus, per_book=args.per_book, gram=args.gram, seed=args.seed,
                                book_ids=args.book, state=progress_state(f"Counting in {args.corpus}"))
         status = report_run(report, args.project, f"N-gram counts in {args.corpus}", out=sys.stderr)
-        chosen = {"model": args.model, "split": args.split, "book_ids": args.book,
-                  "settings": {"per_book": args.per_book, "gram": args.gram, "seed": args.seed}}
+        choices = FrequencyChoices(corpus=args.corpus, model=args.model, split=args.split, per_book=args.per_book,
+                                   gram=args.gram, seed=args.seed, book_ids=_book_ids(args.book))
         if args.correlations:
-            print_frame(correlations(project, args.corpus, **chosen), args.format)
+            print_frame(frequency_correlations(project, choices), args.format)
         else:
-            print_frame(book_frequency(project, args.corpus, **chosen), args.format)
+            print_frame(frequency_table(project, choices), args.format)
     return status
+
+
+def _book_ids(books: list[int] | None) -> tuple[int, ...] | None:
+    return tuple(books) if books else None
 
 
 def cmd_membership_run(args) -> int:
@@ -297,10 +304,15 @@ def cmd_membership_run(args) -> int:
 
 def cmd_membership_scores(args) -> int:
     from workbench.probes.leakage import membership
+    from workbench.probes.leakage.views import MembershipChoices, membership_table
 
     if not 0 < args.k <= 100:
         raise UserError("--k is a percentage of tokens: more than 0, at most 100.")
     with opened(args.project) as project:
+        if args.per_book and not args.auc:  # the Membership tab's table
+            choices = MembershipChoices(model=args.model, reference=args.reference, k_percent=args.k, tag=args.tag)
+            print_frame(membership_table(project, choices), args.format)
+            return 0
         frame = membership.scores(project, args.model, reference=args.reference, k_percent=args.k)
         labels = membership.member_labels(project, args.tag)
         if args.auc:
@@ -308,20 +320,19 @@ def cmd_membership_scores(args) -> int:
             if note:
                 raise UserError(note)
             frame = membership.auc_table(frame, labels)
-        elif args.per_book:
-            frame = membership.per_book(frame, labels)
         print_frame(frame, args.format)
     return 0
 
 
 def cmd_surprisal(args) -> int:
-    from workbench.probes.leakage.surprisal import run_surprisal, surprisal_frame
+    from workbench.probes.leakage.surprisal import run_surprisal
+    from workbench.probes.leakage.views import SurprisalChoices, surprisal_table
 
     with opened(args.project) as project:
         report, item = run_surprisal(project, args.model, args.file, state=progress_state("Reading the text"))
         status = report_run(report, args.project, f"Surprisal by {args.model}", out=sys.stderr)
-        print_frame(surprisal_frame(project, args.model, item, correct=False if args.no_correction else None),
-                    args.format)
+        choices = SurprisalChoices(model=args.model, item=item, correct=False if args.no_correction else None)
+        print_frame(surprisal_table(project, choices), args.format)
     return status
 
 
@@ -358,10 +369,11 @@ def cmd_decop_regenerate(args) -> int:
 def cmd_decop_accuracy(args) -> int:
     from workbench.probes.leakage import decop
     from workbench.probes.leakage.decop_scores import describe_decision
+    from workbench.probes.leakage.views import DecopChoices, decop_table
 
     with opened(args.project) as project:
-        books = decop.accuracy_frame(project, args.model, cutoff_year=args.cutoff_year, tag=args.tag)
-        decided = decop.decision_frame(project, args.model, cutoff_year=args.cutoff_year, tag=args.tag, books=books)
+        books = decop_table(project, DecopChoices(model=args.model, cutoff_year=args.cutoff_year, tag=args.tag))
+        decided = books.attrs["decided"]
         print_frame(decided if args.auc else books, args.format)
         notes = [describe_decision(row) for _, row in decided.iterrows()]
         notes.append(decop.cutoff_note(project, args.model, args.cutoff_year))

@@ -217,10 +217,12 @@ def split_groups(books: pd.DataFrame, split: str | None) -> pd.Series:
 
 def correlations(project: "Project", corpus: str, *, model: str | None = None, split: str | None = None,
                  seed: int = SEED, settings: dict[str, int] | None = None,
-                 book_ids: Sequence[int] | None = None) -> pd.DataFrame:
+                 book_ids: Sequence[int] | None = None, books: pd.DataFrame | None = None) -> pd.DataFrame:
     """Spearman's rho of book frequency against name-cloze accuracy: all books, then each group (``seed`` is
-    the bootstrap's; ``settings`` and ``book_ids`` choose the counts as in ``grams_frame``)."""
-    books = book_frequency(project, corpus, model=model, split=split, settings=settings, book_ids=book_ids)
+    the bootstrap's; ``settings`` and ``book_ids`` choose the counts as in ``grams_frame``; ``books``:
+    ``book_frequency``'s frame for these choices, if read already)."""
+    if books is None:
+        books = book_frequency(project, corpus, model=model, split=split, settings=settings, book_ids=book_ids)
     chosen = model or ", ".join(sorted(_cloze_accuracy(project, None)["model"].unique()))
     books = books.dropna(subset=["accuracy"])
     rows = []
