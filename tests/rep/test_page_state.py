@@ -192,25 +192,3 @@ def test_rep_entities_stored_prints_the_entities_query(stored_completions, capsy
     same_csv(out, views.entities_result(stored_completions, choices).summary)
     code, out = run_cli(capsys, "rep", "entities", stored_completions.path, "--tag", "decade=1990s")
     assert code == 1
-
-
-def test_no_rep_tab_imports_pandas_at_run_time():
-    """The tables are built in the core: ``ui/rep`` names pandas for typing only (under TYPE_CHECKING)."""
-    import ast
-    from pathlib import Path
-
-    import ui.rep
-
-    found = []
-    for path in sorted(Path(ui.rep.__file__).parent.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
-                       and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
-        for node in ast.walk(tree):
-            if id(node) in typing_only:
-                continue
-            if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "pandas" for a in node.names):
-                found.append(path.name)
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "pandas":
-                found.append(path.name)
-    assert found == []
