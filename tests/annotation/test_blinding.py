@@ -310,12 +310,15 @@ def test_a_window_of_another_page_hides_during_a_blinded_session_and_comes_back(
     passages = pd.DataFrame({"model": [SECRET_MODEL], "passage": ["At dawn [MASK] crossed the yard."],
                              "gold": ["Tobias"], "raw": ["Tobias"], "parsed": ["Tobias"], "correct": [True],
                              "status": ["ok"], "error": [None]})
-    charts._show_passages((SECRET_TITLE, passages))
+    from workbench.probes.cloze.views import PassagesChoices, answer_rows
+
+    shown = (SECRET_TITLE, answer_rows(passages, "all"), PassagesChoices(book_id=1))
+    charts._show_passages(shown)
     before = charts.passages_dialog
     assert before.isVisible()
     page = start(qtbot, window, "nt", "Zoe")
     assert not before.isVisible() and leaks(window) == []
-    charts._show_passages((SECRET_TITLE, passages))  # a passages list arriving meanwhile waits too
+    charts._show_passages(shown)  # a passages list arriving meanwhile waits too
     assert not charts.passages_dialog.isVisible() and leaks(window) == []
     page.leave_session()
     qtbot.waitUntil(lambda: charts.passages_dialog.isVisible())
