@@ -100,7 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     books = p.add_mutually_exclusive_group(required=True)
     books.add_argument("--tag", metavar="KEY=VALUE", help="the books with this tag, e.g. decade=1950s")
     books.add_argument("--book-set", metavar="NAME", help="the books of a book set")
-    p.add_argument("--set", dest="eep_set", default="eep", metavar="NAME",
+    p.add_argument("--prompt-set", dest="eep_set", default="eep", metavar="NAME",
                    help="the EEP set whose stems are sampled (default eep; rep import-set adds others)")
     p.add_argument("--stored", action="store_true",
                    help="compare the completions already stored with the books, without sampling (as 'Compare "
