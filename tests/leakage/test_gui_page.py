@@ -393,3 +393,30 @@ def test_the_corpora_tab_says_what_of_a_file_was_left_out_and_never_shows_a_secr
     assert len(messages["errors"]) == 1 and "holds a user name, password or key" in messages["errors"][0]
     assert "hunter2" not in messages["errors"][0] and "hunter2" not in tab.summary.text()
     assert tab.table.column_texts("Corpus") == ["lines"]
+
+
+def test_a_tab_shown_again_reads_the_project_again_only_when_something_was_written(qtbot, page, mini_corpus,
+                                                                                    messages):
+    from workbench.probes.leakage import overlap
+
+    add_cloze_book(mini_corpus, "Harbour", CORPUS[0].replace("Nobody", "Nobody but Ada"), ["Ada"], year=1890)
+    add_cloze_book(mini_corpus, "Elsewhere", "Cai painted seven purple volcanoes for nobody at all.", ["Cai"])
+    overlap.run_overlap(mini_corpus, "mini")
+    tab = page.overlap
+    reads = []
+    tab.reading.started.connect(reads.append)
+    page.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 2, timeout=60_000)
+    wait_idle(qtbot, tab)
+    assert len(reads) == 1
+    for _ in range(2):  # another tab and back, the page shown again: nothing was written, nothing is read
+        page.tabs.setCurrentWidget(page.corpora)
+        page.tabs.setCurrentWidget(tab)
+        page.on_shown()
+    assert len(reads) == 1
+    add_cloze_book(mini_corpus, "Third", "Ada walked on deck spoke until the lighthouse had fallen behind.", ["Ada"])
+    overlap.run_overlap(mini_corpus, "mini")  # written meanwhile (here on the window's own connection)
+    page.on_shown()
+    qtbot.waitUntil(lambda: tab.table.rowCount() == 3, timeout=60_000)
+    assert len(reads) == 2
+    assert not messages["errors"]

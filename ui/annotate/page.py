@@ -193,7 +193,7 @@ class AnnotatePage(Page):
         self.tasks_view.load(tasks_table(self.project), self.task.id if self.task is not None else None)
 
     def on_shown(self) -> None:
-        if self.session is None:
+        if self.session is None and self.show_due():
             self.refresh()
             if self.tabs.currentWidget() is self.results:
                 self.results.refresh()  # answers may have come in (or been imported) meanwhile

@@ -199,7 +199,7 @@ class ClozePage(Page, OneOperation):
         return self.work.operation
 
     def on_shown(self) -> None:
-        if self.operation is None:
+        if self.operation is None and self.show_due():
             self.refresh()
 
     def refresh_results(self) -> None:

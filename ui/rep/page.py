@@ -46,9 +46,12 @@ class RepPage(Page):
             tab.set_project(self.project)
 
     def on_shown(self) -> None:
-        if self.refresh_due:
+        came = self.refresh_due
+        if not self.show_due():
+            return
+        if came:
             self.refresh()
-        elif self.project is not None:
+        else:
             self.runs_tab.refresh()
             self.classify_tab.refresh()
             self.entities_tab.refresh()

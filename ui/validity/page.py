@@ -454,7 +454,8 @@ class ValidityPage(Page, OneOperation):
 
     def on_shown(self) -> None:
         if self.work.operation is None:
-            self.refresh()
+            if self.show_due():
+                self.refresh()
             if self._pending_analysis and self.model.count() and self.by.count():
                 self._pending_analysis = False
                 self.analyse()

@@ -23,10 +23,29 @@ class ProjectView(QWidget):
         self.ops = ops
         self.project: "Project | None" = None
 
+    #: the project's change stamp when this view last read it (``read_due``)
+    _read_stamp: tuple[int, int] | None = None
+
     def set_project(self, project: "Project | None") -> None:
         """Called when a project is opened or closed. Views reload here."""
         self.project = project
+        self._read_stamp = None
+        self.read_due()  # what it reads now is as the project stands: shown next, it reads only what changed
         self.refresh()
+
+    def read_due(self) -> bool:
+        """Whether the view should read the project again when shown: True the first time, then only when
+        anything was written to the project since it last returned True (``Project.change_stamp``: by this
+        window's work, another program, or the command line). Showing a page again no longer rereads 57,000
+        answers when nothing changed."""
+        project = self.project
+        if project is None or project.closed:
+            return False
+        stamp = project.change_stamp()
+        if stamp == self._read_stamp:
+            return False
+        self._read_stamp = stamp
+        return True
 
     def refresh(self) -> None:
         """Reload from the project (cheap queries only; long work goes through ``self.ops``)."""
@@ -77,6 +96,13 @@ class Page(ProjectView):
         if self.refresh_due:
             self.refresh_due = False  # read now: not again at every showing
             self.refresh()
+
+    def show_due(self) -> bool:
+        """For a page that reads the project when shown: whether to read it now (a project came while it was off
+        screen, or anything was written to it since the page last read it: ``read_due``)."""
+        came = self.refresh_due
+        self.refresh_due = False
+        return self.read_due() or (came and self.project is not None)
 
     def window_title(self, project_name: str) -> str:
         """What the window title shows while this page is visible (blinded pages hide the project)."""

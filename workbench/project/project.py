@@ -230,6 +230,14 @@ class Project:
             return still_open
         return self._connections.get()
 
+    def change_stamp(self) -> tuple[int, int]:
+        """Differs from the last call's (on this thread) whenever anything was written to the project meanwhile: by
+        this thread's connection (its count of rows changed) or by any other, another thread's or another
+        program's (SQLite's ``data_version``). Reads no table: a view shown again compares it with the stamp of
+        its last read, and reads again only when something was written."""
+        conn = self.db.conn
+        return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
+
     def open_connections(self) -> int:
         """How many connections to the file this project has open, in all threads."""
         return self._connections.open_count()
