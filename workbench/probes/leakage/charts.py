@@ -92,8 +92,8 @@ def _chance_caption(fig: "Figure", frame: pd.DataFrame) -> None:
     """The chance model under the figure (the one most rows have; passages without an estimate say why in
     the CSV)."""
     if "chance_model" in frame and not frame.empty:
-        fig.text(0.01, 0.005, f"Chance: {frame['chance_model'].mode().iloc[0]}", fontsize=6, ha="left", va="bottom",
-                 wrap=True)
+        # as the figure's bottom label: the constrained layout makes room for it (a plain text lay over the x axis's)
+        fig.supxlabel(f"Chance: {frame['chance_model'].mode().iloc[0]}", x=0.01, ha="left", fontsize=6, wrap=True)
 
 
 def _scatter_flagged(ax, frame: pd.DataFrame, x: str, y: str) -> None:
