@@ -63,7 +63,9 @@ class AnalysisTab(ProjectView, OneOperation):
         layout.addWidget(self.progress)
         layout.addWidget(self.summary)
         self.note = hint("")  # what the results come to (a correlation, an AUC), above the charts
-        self.note.hide()
+        self.note.setVisible(self.keeps_note_room and bool(charts))
+        if self.keeps_note_room:
+            self.note.setMinimumHeight(2 * self.note.fontMetrics().lineSpacing() + 4)
         self.charts: TabCharts | None = None
         if charts:
             self.charts = TabCharts(ops, charts)
@@ -98,9 +100,14 @@ class AnalysisTab(ProjectView, OneOperation):
             row.addStretch(1)
             layout.addLayout(row)
 
+    #: a tab whose results come with a note over its charts keeps room for two lines of it from the start: a
+    #: note appearing once the charts were drawn shrank them, and they were drawn again (a second rendering of
+    #: 5,700 passages on a worker: 100-200 ms of a stuttering window)
+    keeps_note_room = False
+
     def show_note(self, text: str) -> None:
         self.note.setText(text)
-        self.note.setVisible(bool(text))
+        self.note.setVisible(bool(text) or (self.keeps_note_room and self.charts is not None))
 
     # ---- choices ---------------------------------------------------------------------------------
 

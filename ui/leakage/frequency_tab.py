@@ -14,6 +14,7 @@ NO_CLOZE_RESULTS = "(no name-cloze results yet)"
 
 
 class FrequencyTab(AnalysisTab):
+    keeps_note_room = True
     def __init__(self, ops, parent=None):
         super().__init__(ops, [
             Column("book", "Book", stretch=True), Column("year", "Year", numeric=True), Column("group", "Group"),

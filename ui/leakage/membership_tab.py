@@ -22,6 +22,7 @@ def score(value) -> str:
 
 
 class MembershipTab(AnalysisTab):
+    keeps_note_room = True
     def __init__(self, ops, parent=None):
         super().__init__(ops, [
             Column("book", "Book", stretch=True), Column("member", "Member tag"),

@@ -33,6 +33,7 @@ def one_line(value) -> str:
 
 
 class OverlapTab(AnalysisTab):
+    keeps_note_room = True
     charts_from_results = True  # both charts draw the overlap frame the table shows
     def __init__(self, ops, parent=None):
         super().__init__(ops, [
@@ -80,8 +81,8 @@ class OverlapTab(AnalysisTab):
         return overlap_table if self.choices.corpus else None
 
     def show_results(self, frame) -> None:
+        self.show_note(frame.attrs.get("note", ""))  # before the charts are drawn: at the size they will have
         super().show_results(frame)
-        self.show_note(frame.attrs.get("note", ""))
         titles = [c.title for c in self.table.columns]
         book = titles.index("Book")
         self.table.setColumnWidth(book, min(self.table.columnWidth(book), BOOK_PX))

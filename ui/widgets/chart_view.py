@@ -122,12 +122,10 @@ def render(spec: "ChartSpec", frame: pd.DataFrame, options: dict[str, Any], widt
     return image, [screen_marks(m, height, ratio) for m in marks if len(m)], figure
 
 
-def draw_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: dict[str, Any],
-               frame: pd.DataFrame | None, width: int, height: int, ratio: float, nothing: str | None = None,
-               state: Any = None) -> Drawn:
-    """On a worker: the chart's frame (unless given), caption and image, or why there is nothing to draw
-    (``nothing``, else the chart's own sentence). A drawing replaced meanwhile (``state`` cancelled) will not be
-    shown: its figure is taken apart here (``dismantle_figure``)."""
+def prepare_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: dict[str, Any],
+                  frame: pd.DataFrame | None, nothing: str | None = None) -> Drawn:
+    """On a worker: the chart's frame (unless given) and caption, or why there is nothing to draw (``nothing``,
+    else the chart's own sentence); not drawn yet (``render_prepared``)."""
     drawn = Drawn(spec.name, dict(options), pd.DataFrame() if frame is None else frame)
     try:
         if frame is None:
@@ -135,15 +133,35 @@ def draw_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: d
         if drawn.frame.empty:
             drawn.message = nothing or spec.nothing_to_draw(project, **options)
             return drawn
-        drawn.image, drawn.marks, drawn.figure = render(spec, drawn.frame, options, width, height, ratio)
-        drawn.size = (width, height)
         if spec.caption is not None and project is not None:  # its statistics come from the project
             drawn.caption = spec.caption(project, drawn.frame, **options)
     except UserError as exc:
-        drawn.message, drawn.image, drawn.marks, drawn.figure = str(exc), None, [], None
+        drawn.message = str(exc)
+    return drawn
+
+
+def render_prepared(spec: "ChartSpec", prepared: Drawn, width: int, height: int, ratio: float,
+                    state: Any = None) -> Drawn:
+    """On a worker: a prepared chart drawn at ``width`` x ``height``. A drawing replaced meanwhile (``state``
+    cancelled) will not be shown: its figure is taken apart here (``dismantle_figure``)."""
+    drawn = Drawn(prepared.name, prepared.options, prepared.frame, prepared.caption, message=prepared.message)
+    if not drawn.message:
+        try:
+            drawn.image, drawn.marks, drawn.figure = render(spec, drawn.frame, drawn.options, width, height, ratio)
+            drawn.size = (width, height)
+        except UserError as exc:
+            drawn.message, drawn.image, drawn.marks, drawn.figure = str(exc), None, [], None
     if state is not None and state.cancelled:
         _discard(drawn)
     return drawn
+
+
+def draw_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: dict[str, Any],
+               frame: pd.DataFrame | None, width: int, height: int, ratio: float, nothing: str | None = None,
+               state: Any = None) -> Drawn:
+    """On a worker: ``prepare_chart`` and ``render_prepared`` at once (the size known beforehand)."""
+    return render_prepared(spec, prepare_chart(project, spec, options, data, frame, nothing), width, height, ratio,
+                           state)
 
 
 def redraw(spec: "ChartSpec", shown: Drawn, width: int, height: int, ratio: float, state: Any = None) -> Drawn:
@@ -331,11 +349,25 @@ class ChartView(QWidget):
         spec = registry.chart(name)
         self.project, self.spec = project, spec
         options, data = dict(options), dict(data or {})
-        width, height, ratio = self._size()
-        return self.drawing.start(lambda state: draw_chart(project, spec, options, data, frame, width, height, ratio,
-                                                           nothing, state),
+        return self.drawing.start(lambda state: prepare_chart(project, spec, options, data, frame, nothing),
                                   label="Drawing the chart", project=project, background_read=True,
-                                  on_done=self._show, on_error=self._failed)
+                                  on_done=self._prepared, on_error=self._failed)
+
+    def _prepared(self, prepared: Drawn) -> None:
+        """The frame and caption are read: the caption takes its room first, then the chart is drawn at the size
+        left to it (drawn first and captioned after, every captioned chart was drawn twice: the second time at
+        the smaller size)."""
+        if prepared.message:
+            self._show(prepared)
+            return
+        self.caption.setText(prepared.caption)
+        self.caption.setVisible(bool(prepared.caption))
+        self.layout().activate()
+        width, height, ratio = self._size()
+        spec, project = self.spec, self.project
+        self.drawing.start(lambda state: render_prepared(spec, prepared, width, height, ratio, state),
+                           label="Drawing the chart", project=project, background_read=True, on_done=self._show,
+                           on_error=self._failed)
 
     def _draw_at_new_size(self) -> None:
         if self.drawing.busy or self.spec is None or not self.has_chart():
