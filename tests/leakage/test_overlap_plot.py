@@ -73,3 +73,25 @@ def test_the_overlap_tab_reads_the_overlaps_once_for_its_table_and_both_charts(q
     assert reads == [("mini",)]
     assert [m.target["book"] for m in plots["leakage-overlap"].marks] == ["Harbour"]
     assert not messages["errors"]
+
+
+def test_a_chart_with_a_caption_is_drawn_once_at_the_size_the_caption_leaves(qtbot, project):
+    """The caption is worked out first and takes its room; the chart is then drawn at the size left (drawn first
+    and captioned after, it was drawn a second time, smaller: 57,000 points rendered twice)."""
+    from ui.background import BackgroundOps
+    from ui.widgets.chart_view import RESIZE_MS, ChartView
+
+    ops = BackgroundOps()
+    plot = ChartView(ops)
+    qtbot.addWidget(plot)
+    plot.resize(600, 400)
+    plot.show()
+    drawn = []
+    plot.drawn.connect(drawn.append)
+    plot.show_chart(project, "leakage-overlap", {}, frame=passages_frame(400))
+    wait_drawn(qtbot, plot, "leakage-overlap")
+    qtbot.wait(RESIZE_MS * 3)  # a drawing at the wrong size would be followed by another by now
+    wait_drawn(qtbot, plot, "leakage-overlap")
+    assert plot.caption.isVisible() and "passages share a sequence with lit" in plot.caption.text()
+    assert len(drawn) == 1 and drawn[0].size == (plot.canvas.width(), plot.canvas.height())
+    ops.join()
