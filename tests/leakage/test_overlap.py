@@ -300,3 +300,24 @@ def test_a_read_only_project_written_before_is_read_without_keeping_anything(min
         assert read_only.db.execute("SELECT COUNT(*) FROM responses WHERE extra IS NOT NULL").fetchone()[0] == 0
     finally:
         read_only.close()
+
+
+def test_while_a_run_holds_the_write_lock_a_read_of_old_answers_does_not_wait_for_it(mini_corpus, with_no_overlap):
+    import sqlite3
+
+    overlap.run_overlap(mini_corpus, "mini", str(with_no_overlap))
+    expected = overlap.overlap_frame(mini_corpus, "mini")
+    with mini_corpus.db.transaction():
+        mini_corpus.db.execute("UPDATE responses SET extra = NULL")
+    writer = sqlite3.connect(mini_corpus.path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another writer (a run) holds the lock
+    try:
+        shown = overlap.overlap_frame(mini_corpus, "mini")  # read at once; the numbers are kept another time
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert shown["longest"].tolist() == expected["longest"].tolist()
+    assert all(extra is None for _, _, extra in _stored(mini_corpus))
+    overlap.overlap_frame(mini_corpus, "mini")  # the lock gone: kept now
+    assert all(extra is not None for _, _, extra in _stored(mini_corpus))
+    assert mini_corpus.db.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000  # the usual wait restored

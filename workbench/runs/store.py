@@ -25,10 +25,13 @@ import pandas as pd
 from workbench import __version__, run_lock
 from workbench.errors import ProjectError, UserError
 from workbench.project import now
+from workbench.project.connection import BUSY_TIMEOUT_MS
 from workbench.runs.kinds import RunKind, config_value, kind_string, kind_strings, run_kind, same_value
 from workbench.runs.records import Run
 
 log = logging.getLogger(__name__)
+#: how long keeping derived numbers beside answers waits for another writer (a run) before leaving it for later
+KEEP_WAIT_MS = 1_000
 
 if TYPE_CHECKING:
     from workbench.project import Project
@@ -346,6 +349,7 @@ def keep_in_extras(project: "Project", key: str, rows: Sequence[tuple[int, int, 
         return True
     db = project.db
     values = {(int(r), int(i), int(s)): value for r, i, s, value in rows}
+    db.conn.execute(f"PRAGMA busy_timeout = {KEEP_WAIT_MS}")  # a read does not wait long on a run's writes
     try:
         with db.transaction():
             stored = db.execute(
@@ -365,6 +369,8 @@ def keep_in_extras(project: "Project", key: str, rows: Sequence[tuple[int, int, 
         log.info("Numbers derived from %d answers were not kept with them (%s); they are derived again when read.",
                  len(rows), exc)
         return False
+    finally:
+        db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return True
 
 
