@@ -316,14 +316,6 @@ def chart_key(name: str, options: dict) -> tuple:
     return (name, tuple(sorted((k, str(v)) for k, v in options.items())))
 
 
-def table_key_of_title(title: str) -> str:
-    """'Quadratic trends' -> 'trends'."""
-    for key, shown in TABLES.items():
-        if shown == title:
-            return key
-    raise UserError(f"'{title}' is not one of the REP tables: {', '.join(TABLES.values())}.")
-
-
 @dataclass
 class RepCounts:
     """The counts of one classifier (``stats.counts_and_responses``), the classified completions behind them
