@@ -270,6 +270,7 @@ def stall_while_switching(app, quick: bool):
         window.show()
         ops = window.ops
         meter = StallMeter()
+        problem, shown = "", None
         idle = lambda: not ops.busy  # noqa: E731
         meter.start()
         try:
@@ -314,22 +315,27 @@ def stall_while_switching(app, quick: bool):
                     raise RuntimeError(f"a click on the book {mark.text.splitlines()[0]!r} (one of {len(marks)} "
                                        f"marks) found {'no mark' if hit is None else 'a mark with no book'}")
 
-            run_step(meter, "opening a book's passages", click,
-                     lambda: idle() and charts.passages_dialog is not None,
-                     lambda: f"still running: {[op.label for op in ops.operations]}; "
-                             f"passages shown: {charts.passages_dialog is not None}")
-            settle(meter, "opening a book's passages", 0.2)
-            charts.passages_dialog.close()
-            run_step(meter, "the Name cloze page shown", lambda: window.show_page("cloze"), idle)
-            settle(meter, "the Name cloze page shown", 0.2)
-            run_step(meter, "the Runs tab", lambda: probes.results.setCurrentIndex(1), idle)
-            run_step(meter, "the accuracy tab", lambda: probes.results.setCurrentIndex(0), idle)
-            settle(meter, "the accuracy tab", 0.1)
-            run_step(meter, "the Library page shown", lambda: window.show_page("library"), idle)
-            settle(meter, "the Library page shown", 0.2)
-            run_step(meter, "the Charts page again", lambda: window.show_page("charts"), idle)
-            settle(meter, "the Charts page again", 0.2)
-            shown = probes.results.accuracy.rowCount()
+            try:
+                run_step(meter, "opening a book's passages", click,
+                         lambda: idle() and charts.passages_dialog is not None,
+                         lambda: f"still running: {[op.label for op in ops.operations]}; "
+                                 f"passages shown: {charts.passages_dialog is not None}")
+            except RuntimeError as exc:  # said in the line (a missed goal), the other lines still measured
+                problem = f"{exc}"
+                MESSAGES.clear()
+            else:
+                settle(meter, "opening a book's passages", 0.2)
+                charts.passages_dialog.close()
+                run_step(meter, "the Name cloze page shown", lambda: window.show_page("cloze"), idle)
+                settle(meter, "the Name cloze page shown", 0.2)
+                run_step(meter, "the Runs tab", lambda: probes.results.setCurrentIndex(1), idle)
+                run_step(meter, "the accuracy tab", lambda: probes.results.setCurrentIndex(0), idle)
+                settle(meter, "the accuracy tab", 0.1)
+                run_step(meter, "the Library page shown", lambda: window.show_page("library"), idle)
+                settle(meter, "the Library page shown", 0.2)
+                run_step(meter, "the Charts page again", lambda: window.show_page("charts"), idle)
+                settle(meter, "the Charts page again", 0.2)
+                shown = probes.results.accuracy.rowCount()
         finally:
             meter.stop()
             window.shutdown()  # as the app ends: work joined, the project closed
@@ -339,9 +345,11 @@ def stall_while_switching(app, quick: bool):
     switching = [step for step in meter.longest if step not in opening]
     facts = {"books": books, "answers": answers}
     for name, steps, extra in (("gui_stall_opening", opening, {}),
-                               ("gui_stall_switching", switching, {"accuracy_rows_shown": shown})):
+                               ("gui_stall_switching", switching,
+                                {"accuracy_rows_shown": shown, **({"problem": problem} if problem else {})})):
         _, worst = meter.worst(steps)
-        yield line(name, worst, "ms", f"<= {GOAL_MS:g} ms", worst <= GOAL_MS, **facts, **extra, **meter.report(steps))
+        yield line(name, worst, "ms", f"<= {GOAL_MS:g} ms", worst <= GOAL_MS and "problem" not in extra, **facts,
+                   **extra, **meter.report(steps))
 
 
 def run(quick: bool):
