@@ -10,8 +10,9 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QPushButton
 from ui.leakage.analysis_tab import NO_LOCAL_MODEL, AnalysisTab, model_labels, refill_or_hint
 from ui.leakage.membership_tab import OPEN_MODELS
 from ui.widgets.frame_table import Column, count, decimal, yes_no
+from workbench.export.registry import write_csv
 from workbench.probes.leakage import surprisal
-from workbench.probes.leakage.views import SurprisalChoices, save_table, surprisal_table
+from workbench.probes.leakage.views import SurprisalChoices, surprisal_table
 from workbench.run_failures import describe_outcome
 
 TEXT_FILES = "Text files (*.txt);;All files (*)"
@@ -81,5 +82,6 @@ class SurprisalTab(AnalysisTab):
             self.save_csv(Path(path))
 
     def save_csv(self, path: Path) -> None:
-        rows = save_table(self.table.frame, path)
-        self.summary.show_text(f"Saved {rows:,} words to {path}.")
+        frame = self.table.frame
+        write_csv(frame, path)  # written beside it and put in place: never seen half written
+        self.summary.show_text(f"Saved {len(frame):,} words to {path}.")

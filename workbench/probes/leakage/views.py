@@ -10,7 +10,6 @@ terminal and the page show the same numbers. Qt-free."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
@@ -45,12 +44,6 @@ def _only_books(frame: pd.DataFrame, book_ids: tuple[int, ...] | None) -> pd.Dat
 def empty_frame(columns: Sequence[str]) -> pd.DataFrame:
     """An empty table with ``columns``: what a tab shows before there is anything to read."""
     return pd.DataFrame(columns=list(columns))
-
-
-def save_table(frame: pd.DataFrame, path: str | Path) -> int:
-    """Write ``frame`` (a table as shown) to ``path`` as CSV; the rows written."""
-    frame.to_csv(path, index=False)
-    return len(frame)
 
 
 # ---------------------------------------------------------------------------------------------- corpora
