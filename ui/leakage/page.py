@@ -46,8 +46,7 @@ class LeakagePage(Page):
 
     def set_project(self, project) -> None:
         for index in range(self.tabs.count()):
-            tab = self.tabs.widget(index)
-            tab.project, tab._read_stamp = project, None
+            self.tabs.widget(index).keep_project(project)
         super().set_project(project)
 
     def refresh(self) -> None:

@@ -28,10 +28,13 @@ class ProjectView(QWidget):
 
     def set_project(self, project: "Project | None") -> None:
         """Called when a project is opened or closed. Views reload here."""
-        self.project = project
-        self._read_stamp = None
+        self.keep_project(project)
         self.read_due()  # what it reads now is as the project stands: shown next, it reads only what changed
         self.refresh()
+
+    def keep_project(self, project: "Project | None") -> None:
+        """Take ``project`` without reading it yet: it is read when the view is next shown (``read_due``)."""
+        self.project, self._read_stamp = project, None
 
     def read_due(self) -> bool:
         """Whether the view should read the project again when shown: True the first time, then only when
