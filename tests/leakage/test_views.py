@@ -113,6 +113,15 @@ def test_the_frequency_command_prints_the_query_for_its_choices(counted, capsys)
     pd.testing.assert_frame_equal(printed[list(query.columns)], _as_printed(query), check_dtype=False)
 
 
+def test_the_frequency_command_says_the_note_the_tab_shows_on_standard_error(counted, capsys):
+    project, _ = counted
+    capsys.readouterr()
+    assert main(["leakage", "frequency", str(project.path), "--corpus", "mini", "--per-book", "1", "--gram", "3",
+                 "--model", "gpt-x", "--format", "csv"]) == 0
+    note = frequency_table(project, FrequencyChoices(corpus="mini", model="gpt-x", per_book=1, gram=3)).attrs["note"]
+    assert note and note in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------------------------- the page
 pytest.importorskip("PySide6")
 

@@ -281,8 +281,16 @@ def cmd_frequency(args) -> int:
         if args.correlations:
             print_frame(frequency_correlations(project, choices), args.format)
         else:
-            print_frame(frequency_table(project, choices), args.format)
+            _print_with_note(frequency_table(project, choices), args.format)
     return status
+
+
+def _print_with_note(frame, fmt: str) -> None:
+    """The table on standard output and what the tab writes above it (its note: the correlation, the AUCs, worked
+    out with the table) on standard error, as the page shows both."""
+    print_frame(frame, fmt)
+    if frame.attrs.get("note"):
+        print(frame.attrs["note"], file=sys.stderr)
 
 
 def _book_ids(books: list[int] | None) -> tuple[int, ...] | None:
@@ -311,7 +319,7 @@ def cmd_membership_scores(args) -> int:
     with opened(args.project) as project:
         if args.per_book and not args.auc:  # the Membership tab's table
             choices = MembershipChoices(model=args.model, reference=args.reference, k_percent=args.k, tag=args.tag)
-            print_frame(membership_table(project, choices), args.format)
+            _print_with_note(membership_table(project, choices), args.format)
             return 0
         frame = membership.scores(project, args.model, reference=args.reference, k_percent=args.k)
         labels = membership.member_labels(project, args.tag)
