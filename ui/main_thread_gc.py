@@ -85,15 +85,20 @@ class MainThreadGarbageCollector(QObject):
 _LIBRARIES_FROZEN = False
 
 
-def freeze_libraries_once(again: bool = False) -> None:
+def freeze_libraries() -> None:
     """On the window's thread, once the libraries of charts and statistics are loaded (on a worker: at start,
     ``ui.main_window``, or by the first chart drawn): matplotlib, 44,000 objects, and scipy and statsmodels,
     80,000 more, live as long as the program, so they are moved out of the cycle collector's sight at once
     (``gc.freeze``, as the collector does after each full collection): else the next full collection looks at
     them all while the window waits (130-190 ms on a busy laptop). What it freezes that is garbage after all
-    waits for the collector's periodic full scan. ``again``: freeze once more (the loading at start, finished
-    after a first chart froze what was loaded by then)."""
+    waits for the collector's periodic full scan."""
     global _LIBRARIES_FROZEN
-    if (again or not _LIBRARIES_FROZEN) and "matplotlib" in sys.modules and not gc.isenabled():
+    if "matplotlib" in sys.modules and not gc.isenabled():
         gc.freeze()
         _LIBRARIES_FROZEN = True
+
+
+def freeze_libraries_once() -> None:
+    """``freeze_libraries`` unless done already (the chart view, at each chart it shows)."""
+    if not _LIBRARIES_FROZEN:
+        freeze_libraries()

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.background import BackgroundOps
-from ui.main_thread_gc import freeze_libraries_once
+from ui.main_thread_gc import freeze_libraries
 from ui.welcome import WelcomePanel
 from ui.widgets.page import Page
 from workbench import parts
@@ -160,7 +160,7 @@ class MainWindow(QMainWindow):
                      on_done=self._libraries_loaded, on_error=self._libraries_failed)
 
     def _libraries_loaded(self, _names: list[str]) -> None:
-        freeze_libraries_once(again=True)
+        freeze_libraries()
 
     def _libraries_failed(self, message: str, details: str) -> None:
         log.warning("The chart and statistics libraries could not be loaded at start (each page will load what "
