@@ -452,7 +452,7 @@ def leakage_page_stall(path: Path) -> dict[str, Any]:
     from benchmarks.bench_gui_stall import StallMeter, run_step, settle
     from ui.background import BackgroundOps
     from ui.leakage.page import LeakagePage
-    from ui.main_thread_gc import freeze_libraries
+    from ui.main_thread_gc import freeze_libraries, libraries_loading
     from workbench import Project
     from workbench.export.libraries import load_libraries
 
@@ -468,8 +468,8 @@ def leakage_page_stall(path: Path) -> dict[str, Any]:
     try:
         settle(meter, FIRST_PAINT, 0.5)  # the page's first painting, before any project: not what this measures
         # as the app's window does when it starts: the chart and statistics libraries loaded on a worker
-        run_step(meter, LIBRARIES_LOADED, lambda: ops.run(load_libraries, background_read=True,
-                                                          on_done=lambda _: freeze_libraries()), idle)
+        run_step(meter, LIBRARIES_LOADED, lambda: (libraries_loading(), ops.run(
+            load_libraries, background_read=True, on_done=lambda _: freeze_libraries())), idle)
         run_step(meter, "the page opened", lambda: (page.set_project(project), page.on_shown()), idle)
         settle(meter, "the page opened", 0.2)
         for index in range(1, page.tabs.count()):

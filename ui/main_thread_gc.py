@@ -63,6 +63,8 @@ class MainThreadGarbageCollector(QObject):
     def check(self) -> None:
         if gc.isenabled():  # a library switched it back on (srsly does, whenever spaCy reads a pipeline)
             gc.disable()
+        if _LIBRARIES_LOADING:
+            return
         if self.clock() - self._last_full_scan >= self.full_scan_s:
             self.full_scan()
         elif collect_if_due(self.thresholds) == 2:
@@ -83,6 +85,16 @@ class MainThreadGarbageCollector(QObject):
 
 
 _LIBRARIES_FROZEN = False
+_LIBRARIES_LOADING = False
+
+
+def libraries_loading() -> None:
+    """The libraries of charts and statistics are being loaded on a worker: until ``freeze_libraries``, the
+    collector leaves them be. Any collection meanwhile, even of the youngest generation, looked at the tens of
+    thousands of objects the imports had made since the last one, on the window's thread (80-90 ms), only for
+    them to be frozen moments later. A worker's import makes few cycles that die: they wait for the full scan."""
+    global _LIBRARIES_LOADING
+    _LIBRARIES_LOADING = True
 
 
 def freeze_libraries() -> None:
@@ -91,8 +103,9 @@ def freeze_libraries() -> None:
     80,000 more, live as long as the program, so they are moved out of the cycle collector's sight at once
     (``gc.freeze``, as the collector does after each full collection): else the next full collection looks at
     them all while the window waits (130-190 ms on a busy laptop). What it freezes that is garbage after all
-    waits for the collector's periodic full scan."""
-    global _LIBRARIES_FROZEN
+    waits for the collector's periodic full scan. Ends ``libraries_loading``."""
+    global _LIBRARIES_FROZEN, _LIBRARIES_LOADING
+    _LIBRARIES_LOADING = False
     if "matplotlib" in sys.modules and not gc.isenabled():
         gc.freeze()
         _LIBRARIES_FROZEN = True

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from ui import dialogs
 from ui.background import BackgroundOps
-from ui.main_thread_gc import freeze_libraries
+from ui.main_thread_gc import freeze_libraries, libraries_loading
 from ui.welcome import WelcomePanel
 from ui.widgets.page import Page
 from workbench import parts
@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
     def _load_libraries(self) -> None:
         """The chart and statistics libraries loaded on a worker while the window is new, not by the first chart
         or statistic a page asks for (``workbench.export.libraries``)."""
+        libraries_loading()
         self.ops.run(load_libraries, label="Loading the chart and statistics libraries", background_read=True,
                      on_done=self._libraries_loaded, on_error=self._libraries_failed)
 
@@ -163,6 +164,7 @@ class MainWindow(QMainWindow):
         freeze_libraries()
 
     def _libraries_failed(self, message: str, details: str) -> None:
+        freeze_libraries()  # what did load
         log.warning("The chart and statistics libraries could not be loaded at start (each page will load what "
                     "it needs): %s\n%s", message, details)
 

@@ -1,7 +1,7 @@
 """Every registered chart is described once: the window's chart view and the exported figure are drawn from that
 one description. On a project with something for every probe, each chart shown on screen (rendered offscreen) and
 exported (SVG and CSV) has the same frame, titles, axis labels, legends and marks, and where it has nothing to draw
-both say the same sentence."""
+both say the same sentence. Every chart's pixels on screen are drawn by a drawing process (its figure pickles)."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def test_every_chart_on_screen_is_the_exported_figure(qtbot, every_probe, tmp_pa
             said.append(name)
             continue
         assert view.kind == name and view.image is not None and not view.image.isNull()
+        assert view.shown.where == "apart", name  # its pixels drawn by a drawing process: its figure pickles
         figure, svg_csv = view.figure, export_chart(project, name, out, **options)
         exported = pd.read_csv(svg_csv[1])
         assert len(exported) == len(view.frame), name  # the CSV beside the figure holds what is on screen

@@ -110,3 +110,28 @@ def test_loading_a_spacy_pipeline_on_a_worker_never_collects_there():
         gc.callbacks.remove(record)
         if was_enabled:
             gc.enable()
+
+
+def test_while_the_libraries_load_nothing_is_collected_until_they_are_frozen(qtbot):
+    import matplotlib.figure  # noqa: F401 (the libraries it freezes once loaded)
+
+    from ui.main_thread_gc import freeze_libraries, libraries_loading
+
+    collector = MainThreadGarbageCollector(interval_ms=10_000)
+    try:
+        libraries_loading()
+        made = [[[i] for i in range(collector.thresholds[0] + 1)] for _ in range(20)]  # a worker's imports
+        young = gc.get_count()[0]
+        assert young > collector.thresholds[0]
+        collector.check()  # due, but left: the objects are frozen in a moment, looking at them is wasted
+        assert gc.get_count()[0] >= young
+        frozen = gc.get_freeze_count()
+        freeze_libraries()  # the libraries loaded: frozen, and collections resume
+        assert gc.get_freeze_count() > frozen
+        del made
+        [[i] for i in range(collector.thresholds[0] + 1)]
+        collector.check()
+        assert gc.get_count()[0] < collector.thresholds[0]
+    finally:
+        freeze_libraries()
+        collector.stop()

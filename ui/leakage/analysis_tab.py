@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from ui.leakage.tab_charts import TabCharts
+from ui.widgets.chart_view import painted_soon
 from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, FrameTable
 from ui.widgets.one_operation import OneOperation
@@ -168,8 +169,8 @@ class AnalysisTab(ProjectView, OneOperation):
         query = self.results_query() if self.project is not None else None
         if self.charts is not None:
             options, nothing = self.chart_options()
-            if self.charts_from_results and query is not None and options is not None:
-                self.charts.drawing.drop()  # drawn when the results arrive (``show_results``)
+            if query is not None and options is not None:
+                self.charts.drawing.drop()  # drawn once the table is shown and painted (``_results_read``)
             else:
                 self.charts.show_for(self.project, options, nothing)
         if query is None:
@@ -177,14 +178,31 @@ class AnalysisTab(ProjectView, OneOperation):
             return
         project, choices = self.project, self.choices
         self.reading.queue(lambda state: query(project, choices), label="Reading results", project=project,
-                           background_read=True, on_done=self.show_results, on_error=self.work_failed)
+                           background_read=True, on_done=self._results_read, on_error=self._results_failed)
+
+    def _results_read(self, frame: "pd.DataFrame") -> None:
+        """The results on show, then their charts made (``painted_soon``): made while the window painted a table
+        of 57,000 rows, on workers that need the interpreter's lock as much as the painting does, they slowed it
+        to 100-500 ms."""
+        self.show_results(frame)
+        self._draw_charts(frame)
+
+    def _results_failed(self, message: str, details: str) -> None:
+        self.work_failed(message, details)
+        self._draw_charts(None)
+
+    def _draw_charts(self, frame: "pd.DataFrame | None") -> None:
+        if self.charts is None:
+            return
+        options, nothing = self.chart_options()
+        if options is not None and frame is not None and self.charts_from_results:
+            self.charts.show_frames(self.project, options, frame, nothing, after=painted_soon())
+        else:
+            self.charts.show_for(self.project, options, nothing, after=painted_soon())
 
     def show_results(self, frame: "pd.DataFrame") -> None:
+        """Show the results read (tabs show their note too)."""
         self.table.show_frame(frame)
-        if self.charts is not None and self.charts_from_results:  # drawn in the turns after the table's
-            options, nothing = self.chart_options()
-            if options is not None:
-                self.charts.show_frames(self.project, options, frame, nothing)
 
     def refresh_choices(self) -> None:
         """Fill the settings' lists (corpora, models) from the project: cheap reads on the GUI thread."""

@@ -21,6 +21,8 @@ from ui.widgets.chart_view import ChartView
 from ui.widgets.figure_file import ask_figure_path
 
 if TYPE_CHECKING:
+    import threading
+
     import pandas as pd
 
 
@@ -92,20 +94,23 @@ class TabCharts(QWidget):
         self.drawing = Drawing(list(self.plots.values()))
 
     # ------------------------------------------------------------------ drawing
-    def show_for(self, project, options: dict[str, Any] | None, nothing: str) -> None:
-        """Draw the charts for ``options`` (built in the background); with None, or when a frame is empty,
-        say ``nothing`` (what to do next) in the plot instead."""
+    def show_for(self, project, options: dict[str, Any] | None, nothing: str,
+                 after: "threading.Event | None" = None) -> None:
+        """Draw the charts for ``options`` (built in the background; ``after``: once it is set); with None, or
+        when a frame is empty, say ``nothing`` (what to do next) in the plot instead."""
         self.project, self.nothing, self.frame = project, nothing, None
         self.options = None if options is None else dict(options)
-        self.redraw()
+        self.redraw(after=after)
 
-    def show_frames(self, project, options: dict[str, Any], frame: "pd.DataFrame", nothing: str) -> None:
+    def show_frames(self, project, options: dict[str, Any], frame: "pd.DataFrame", nothing: str,
+                    after: "threading.Event | None" = None) -> None:
         """Draw every chart from ``frame``, read already by the tab (its table shows the same frame: read once,
-        not once for the table and again for the charts); ``nothing`` when it is empty."""
+        not once for the table and again for the charts); ``nothing`` when it is empty; ``after``: the drawings
+        wait on their workers until it is set."""
         self.project, self.nothing, self.options, self.frame = project, nothing, dict(options), frame
-        self.redraw()
+        self.redraw(after=after)
 
-    def redraw(self) -> None:
+    def redraw(self, *_: Any, after: "threading.Event | None" = None) -> None:
         if self.project is None or self.options is None:
             self._say(self.nothing)
             return
@@ -118,7 +123,7 @@ class TabCharts(QWidget):
                 continue
             own = {option.name: chosen.get(option.name) for option in spec.options}
             self.plots[spec.name].show_chart(self.project, spec.name, {**self.options, **own}, frame=self.frame,
-                                             nothing=self.nothing)
+                                             nothing=self.nothing, after=after)
 
     def _say(self, text: str) -> None:
         for name, plot in self.plots.items():

@@ -2,9 +2,10 @@
 
 ``ChartView.show_chart(project, name, options)`` builds the chart's frame (``ChartSpec.frame``; a page that has
 read the data already hands it over as ``data``, or the frame itself as ``frame``), its caption and its figure
-on a worker of the view's operation slot: matplotlib draws the figure with the Agg backend at the view's size in
-pixels (and device pixel ratio), and the worker turns it into an image and the chart's ``Marks`` into pixels
-(``ax.transData``). The window's thread only shows the image. Hovering near a mark (within ``HOVER_PX``, found
+on a worker of the view's operation slot; a drawing process turns the figure into pixels with matplotlib's Agg
+backend at the view's size (and device pixel ratio), and the chart's ``Marks`` into pixels of that image
+(``workbench.export.raster``: the renderer holds the interpreter's lock in long steps, which froze the window
+while it ran on a worker). The window's thread only shows the image. Hovering near a mark (within ``HOVER_PX``, found
 with numpy among tens of thousands) shows its text beside it; a click hands its target to ``picked``. A chart
 with nothing to draw (an empty frame, or a ``UserError`` from its frame or its drawing) shows the plain sentence
 saying why instead. A resize draws the figure again at the new size, once the resizing has paused.
@@ -16,6 +17,7 @@ screen drawn by the same ``draw``, at the chart's publication size.
 from __future__ import annotations
 
 import html
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -37,10 +39,9 @@ if TYPE_CHECKING:
 
 HOVER_PX = 8  # how near (in pixels) the pointer must come to a point to name it
 LABEL_GAP_PX = 10  # the hover label sits this far from the pointer
-SCREEN_DPI = 96.0  # a figure's points on screen: 10 pt text is 13 pixels high
-SMALLEST_DPI = 64.0  # in a small view the figure keeps its publication layout down to this
 FALLBACK_SIZE = (900, 600)  # the size drawn at before the view has one of its own
 RESIZE_MS = 150  # a resize draws again once it has paused this long
+AFTER_WAIT_S = 2.0  # the longest a drawing waits for what it was asked to wait for (``show_chart``'s ``after``)
 TEXT_COLOUR = "#202020"
 
 
@@ -69,57 +70,26 @@ class Drawn:
     marks: list[ScreenMarks] = field(default_factory=list)
     figure: "Figure | None" = None
     message: str = ""
-
-
-def screen_dpi(publication: tuple[float, float], width: int, height: int) -> float:
-    """The figure's dots per inch on screen: as a screen shows points (``SCREEN_DPI``) where the view has room
-    for the publication figure, else smaller (down to ``SMALLEST_DPI``), so that a small view shows the
-    publication layout in small rather than crushes it."""
-    fits = min(width / max(publication[0], 0.1), height / max(publication[1], 0.1))
-    return float(min(SCREEN_DPI, max(SMALLEST_DPI, fits)))
-
-
-def _pixels(ax, x: np.ndarray, y: np.ndarray, height: int, ratio: float) -> np.ndarray:
-    points = ax.transData.transform(np.column_stack([x, y]))
-    points = points / ratio
-    points[:, 1] = height - points[:, 1]
-    return points
-
-
-def screen_marks(marks: "Marks", height: int, ratio: float) -> ScreenMarks:
-    """``marks`` in the pixels of an image ``height`` logical pixels high (origin top left)."""
-    x = np.asarray(marks.x, dtype=float).reshape(-1)
-    y = np.asarray(marks.y, dtype=float).reshape(-1)
-    if not marks.boxes:
-        return ScreenMarks(marks, _pixels(marks.ax, x, y, height, ratio))
-    corner = _pixels(marks.ax, x, y, height, ratio)
-    far = _pixels(marks.ax, x + np.asarray(marks.width, dtype=float).reshape(-1),
-                  y + np.asarray(marks.height, dtype=float).reshape(-1), height, ratio)
-    boxes = np.column_stack([np.minimum(corner[:, 0], far[:, 0]), np.minimum(corner[:, 1], far[:, 1]),
-                             np.maximum(corner[:, 0], far[:, 0]), np.maximum(corner[:, 1], far[:, 1])])
-    return ScreenMarks(marks, (corner + far) / 2, boxes)
+    where: str = ""  # the process its pixels were drawn in: 'apart' (a drawing process) or 'here'
 
 
 def render(spec: "ChartSpec", frame: pd.DataFrame, options: dict[str, Any], width: int, height: int,
-           ratio: float = 1.0) -> tuple[QImage, list[ScreenMarks], "Figure"]:
+           ratio: float = 1.0) -> tuple[QImage, list[ScreenMarks], "Figure", str]:
     """The chart drawn by its ``draw`` at ``width`` x ``height`` logical pixels (times ``ratio`` device pixels):
-    the image, the marks in its pixels and the figure. A ``UserError`` says there is nothing to draw."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
+    the image, the marks in its pixels, the figure and where its pixels were drawn ('apart', 'here'). The figure and its marks are made here, its pixels in a
+    drawing process (``workbench.export.raster``). A ``UserError`` says there is nothing to draw."""
+    from workbench.export.raster import rasterize_apart
     from workbench.export.registry import draw_figure
 
     figure, marks = draw_figure(spec, frame, **options)
-    dpi = screen_dpi(tuple(figure.get_size_inches()), width, height)
-    figure.set_size_inches(width / dpi, height / dpi)
-    figure.set_dpi(dpi * ratio)
-    canvas = FigureCanvasAgg(figure)
-    canvas.draw()
-    pixels = np.asarray(canvas.buffer_rgba())
+    marks = [m for m in marks if len(m)]
+    raster = rasterize_apart(figure, marks, width, height, ratio)
+    pixels = raster.pixels
     # in the format the window paints (converted here, not at every painting on the window's thread)
     image = QImage(pixels.data, pixels.shape[1], pixels.shape[0], pixels.strides[0],
                    QImage.Format.Format_RGBA8888).convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
     image.setDevicePixelRatio(ratio)
-    return image, [screen_marks(m, height, ratio) for m in marks if len(m)], figure
+    return image, [ScreenMarks(m, p, b) for m, p, b in zip(marks, raster.points, raster.boxes)], figure, raster.where
 
 
 def prepare_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: dict[str, Any],
@@ -147,7 +117,8 @@ def render_prepared(spec: "ChartSpec", prepared: Drawn, width: int, height: int,
     drawn = Drawn(prepared.name, prepared.options, prepared.frame, prepared.caption, message=prepared.message)
     if not drawn.message:
         try:
-            drawn.image, drawn.marks, drawn.figure = render(spec, drawn.frame, drawn.options, width, height, ratio)
+            drawn.image, drawn.marks, drawn.figure, drawn.where = render(spec, drawn.frame, drawn.options, width,
+                                                                         height, ratio)
             drawn.size = (width, height)
         except UserError as exc:
             drawn.message, drawn.image, drawn.marks, drawn.figure = str(exc), None, [], None
@@ -166,8 +137,9 @@ def draw_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: d
 
 def redraw(spec: "ChartSpec", shown: Drawn, width: int, height: int, ratio: float, state: Any = None) -> Drawn:
     """On a worker: the chart on show again at another size."""
-    image, marks, figure = render(spec, shown.frame, shown.options, width, height, ratio)
-    drawn = Drawn(shown.name, shown.options, shown.frame, shown.caption, image, (width, height), marks, figure)
+    image, marks, figure, where = render(spec, shown.frame, shown.options, width, height, ratio)
+    drawn = Drawn(shown.name, shown.options, shown.frame, shown.caption, image, (width, height), marks, figure,
+                  where=where)
     if state is not None and state.cancelled:
         _discard(drawn)
     return drawn
@@ -188,6 +160,16 @@ def discard_figure(figure: "Figure", state: Any = None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- on screen
+def painted_soon() -> threading.Event:
+    """Set once the window has painted what was just changed (a timer of no delay fires after the window's
+    pending painting). Work that a change starts on a worker waits for it: made on a worker while the window
+    painted a table of 57,000 rows, charts slowed that painting to 100-200 ms (both need the interpreter's lock);
+    waiting, the operation counts as running."""
+    painted = threading.Event()
+    QTimer.singleShot(0, painted.set)
+    return painted
+
+
 @dataclass
 class Mark:
     """One mark as the view shows it: where (pixels of ``ChartView.canvas``), its hover text and click target."""
@@ -340,16 +322,24 @@ class ChartView(QWidget):
         return width, height, float(self.devicePixelRatioF() or 1.0)
 
     def show_chart(self, project: Any, name: str, options: dict[str, Any], *, data: dict[str, Any] | None = None,
-                   frame: pd.DataFrame | None = None, nothing: str | None = None) -> "Operation":
+                   frame: pd.DataFrame | None = None, nothing: str | None = None,
+                   after: "threading.Event | None" = None) -> "Operation":
         """Draw the registered chart ``name`` for ``options`` in the background (``frame``: already built;
         ``data``: what the frame function may use instead of reading it again; ``nothing``: what to say when
-        the frame is empty, instead of the chart's own sentence)."""
+        the frame is empty, instead of the chart's own sentence; ``after``: the worker waits until it is set,
+        at most ``AFTER_WAIT_S``)."""
         from workbench.export import registry
 
         spec = registry.chart(name)
         self.project, self.spec = project, spec
         options, data = dict(options), dict(data or {})
-        return self.drawing.start(lambda state: prepare_chart(project, spec, options, data, frame, nothing),
+
+        def work(state):
+            if after is not None:
+                after.wait(AFTER_WAIT_S)
+            return prepare_chart(project, spec, options, data, frame, nothing)
+
+        return self.drawing.start(work,
                                   label="Drawing the chart", project=project, background_read=True,
                                   on_done=self._prepared, on_error=self._failed)
 
@@ -364,8 +354,13 @@ class ChartView(QWidget):
         self.caption.setVisible(bool(prepared.caption))
         self.layout().activate()
         width, height, ratio = self._size()
-        spec, project = self.spec, self.project
-        self.drawing.start(lambda state: render_prepared(spec, prepared, width, height, ratio, state),
+        spec, project, painted = self.spec, self.project, painted_soon()  # the caption's room painted first
+
+        def work(state):
+            painted.wait(AFTER_WAIT_S)
+            return render_prepared(spec, prepared, width, height, ratio, state)
+
+        self.drawing.start(work,
                            label="Drawing the chart", project=project, background_read=True, on_done=self._show,
                            on_error=self._failed)
 

@@ -5,7 +5,8 @@ imported on first use: by whichever page first draws a chart or tests a differen
 of a worker's time, much of it in steps that hold the interpreter's lock (reading compiled code, starting C
 extensions), so the window stutters (120-530 ms measured on the Leakage page's first tab at 5,700 passages)
 exactly when the scholar has clicked something. The desktop app loads them once at start on a worker
-(``load_libraries``); a command-line call has no window to keep responsive and keeps importing on demand.
+(``load_libraries``), and starts the processes that draw the charts' pixels (``workbench.export.raster``); a
+command-line call has no window to keep responsive and keeps importing on demand.
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ import importlib
 LIBRARIES = ("matplotlib.figure", "matplotlib.backends.backend_agg", "scipy.stats", "statsmodels.api")
 
 
-def load_libraries(state=None) -> list[str]:
-    """Import the analysis libraries and every part's chart declarations; the names imported. ``state`` is the
-    background operation's (unused: the import cannot be cut short)."""
-    from workbench.export import registry
+def load_libraries(state=None, drawers: bool = True) -> list[str]:
+    """Import the analysis libraries and every part's chart declarations, and (``drawers``) start the drawing
+    processes; the names imported. ``state`` is the background operation's (unused: the import cannot be cut
+    short)."""
+    from workbench.export import raster, registry
 
     for name in LIBRARIES:
         importlib.import_module(name)
     registry.charts()  # loads every part's chart module (and with it the probe's analysis modules)
+    if drawers:
+        raster.start_drawers()
     return list(LIBRARIES)

@@ -312,8 +312,9 @@ def responses(project: "Project", run_ids: Sequence[int], *, ok_only: bool = Tru
 
 
 #: answers' JSON texts parsed per call of ``parse_json_texts``: one call for 57,000 holds the interpreter lock for
-#: half a second, and the window (whose thread needs that lock to paint) freezes as long
-PARSE_CHUNK = 2_000
+#: half a second, and the window (whose thread needs that lock to paint) freezes as long; 2,000 still held it
+#: 50-96 ms per call (the overlap answers' derived numbers), 500 some 15-25 ms
+PARSE_CHUNK = 500
 
 
 def parse_json_texts(texts: Sequence[str | None]) -> list[Any]:
