@@ -76,12 +76,14 @@ def test_a_painted_cell_is_asked_once_for_all_its_roles(qtbot):
     table.viewport().repaint()
     assert calls["multiData"] >= 3 * 8  # every cell on screen (the hidden column's aside)
     assert calls["data"] == 0
-    # what one call answers is what the roles one by one answer
+    # what one call answers is what the roles one by one answer, with the roles' values handed on from cell to
+    # cell as Qt's painting does (a right alignment of a number must not stay on the text after it)
+    asked = {role: QModelRoleData(int(role.value)) for role in (Qt.ItemDataRole.DisplayRole,
+                                                                Qt.ItemDataRole.TextAlignmentRole)}
     for row in range(3):
         for column in range(len(COLUMNS)):
             index = table._model.index(row, column)
-            for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole):
-                asked = QModelRoleData(int(role.value))
-                index.multiData(QModelRoleDataSpan(asked))
-                assert asked.data() == table._model.data(index, role), (row, column, role)
+            for role, data in asked.items():
+                index.multiData(QModelRoleDataSpan(data))
+                assert data.data() == table._model.data(index, role), (row, column, role)
     assert plain(None) == ""

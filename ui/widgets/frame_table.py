@@ -181,12 +181,14 @@ class _FrameModel(QAbstractTableModel):
         Python waits for the interpreter's lock, taken by a worker between two calls (a 57,000-row table painted
         in 100-500 ms beside a worker reading, one call per role; one per cell now)."""
         row, column = index.row(), index.column()
-        for asked in roles:
+        for asked in roles:  # Qt hands the same roles' values from cell to cell: each one is set or cleared
             role = asked.role()
             if role == _DISPLAY_INT:
                 asked.setData(self.text(row, column))
             elif role == _ALIGN_INT and self.columns[column].numeric:
                 asked.setData(_RIGHT)
+            else:
+                asked.clearData()
 
     def data(self, index, role=_DISPLAY):
         # called for every role of every cell drawn or measured: the roles without an answer return first
