@@ -80,3 +80,32 @@ def test_a_drawing_process_that_died_is_replaced():
 def _fresh_drawers():
     yield
     raster.stop_drawers()
+
+
+def test_drawing_processes_end_with_the_program_that_started_them(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "starts_drawers.py"
+    script.write_text("import os, sys\n"
+                      "from workbench.export import raster\n"
+                      "if __name__ == '__main__':\n"
+                      "    print(*raster.start_drawers(), flush=True)\n"
+                      "    os.kill(os.getpid(), 9)\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    pids = [int(pid) for pid in done.stdout.split()]
+    assert pids and done.returncode == -9  # killed: no chance to stop its drawing processes itself
+    deadline = time.monotonic() + 3 * raster.PARENT_CHECK_S + 5
+    while time.monotonic() < deadline and any(map(alive, pids)):
+        time.sleep(0.2)
+    assert not [pid for pid in pids if alive(pid)]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

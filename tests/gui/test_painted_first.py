@@ -1,6 +1,7 @@
 """Work a change starts on a worker waits until the window has painted the change (``painted_soon``): a worker
 making charts while the window painted a large table slowed the painting, both needing the interpreter's lock.
-The Leakage tabs make their charts so, after their table is shown and painted."""
+The Leakage tabs make their charts so, after their table is shown and painted, and a chart view draws once
+its new layout is painted."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 from PySide6.QtWidgets import QWidget
 
 from ui.background import BackgroundOps
-from ui.widgets.chart_view import painted_soon
+from ui.widgets.painted import painted_soon
 
 
 class Recording(QWidget):
@@ -31,8 +32,7 @@ def test_work_waiting_for_the_painting_starts_after_it(qtbot):
     ops = BackgroundOps()
     started: list[float] = []
     widget.painted_at.clear()
-    widget.update()  # a change to paint, then work that waits for its painting
-    painted = painted_soon()
+    painted = painted_soon(widget)  # a change to paint, and work that waits for its painting
 
     def work(state):
         painted.wait(5)
@@ -42,3 +42,16 @@ def test_work_waiting_for_the_painting_starts_after_it(qtbot):
     assert ops.busy  # waiting counts as running: nothing looks idle in between
     qtbot.waitUntil(lambda: not ops.busy, timeout=5000)
     assert widget.painted_at and started and widget.painted_at[0] < started[0]
+
+
+def test_a_widget_off_screen_or_never_painted_holds_nothing_up(qtbot):
+    hidden = Recording()
+    qtbot.addWidget(hidden)
+    assert painted_soon(hidden).is_set()  # not on screen: nothing to wait for
+    shown = Recording()
+    qtbot.addWidget(shown)
+    shown.show()
+    qtbot.waitExposed(shown)
+    shown.setUpdatesEnabled(False)  # it will not paint: the wait ends all the same, soon
+    waited = painted_soon(shown, longest_ms=100)
+    qtbot.waitUntil(waited.is_set, timeout=2000)

@@ -16,11 +16,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from ui.leakage.tab_charts import TabCharts
-from ui.widgets.chart_view import painted_soon
 from ui.widgets.combo import refill_names
 from ui.widgets.frame_table import Column, FrameTable
 from ui.widgets.one_operation import OneOperation
 from ui.widgets.page import ProjectView
+from ui.widgets.painted import painted_soon
 from ui.widgets.progress_row import ProgressRow
 from ui.widgets.summary_box import SummaryBox
 from workbench.run_failures import describe_outcome
@@ -196,9 +196,9 @@ class AnalysisTab(ProjectView, OneOperation):
             return
         options, nothing = self.chart_options()
         if options is not None and frame is not None and self.charts_from_results:
-            self.charts.show_frames(self.project, options, frame, nothing, after=painted_soon())
+            self.charts.show_frames(self.project, options, frame, nothing, after=painted_soon(self.table.viewport()))
         else:
-            self.charts.show_for(self.project, options, nothing, after=painted_soon())
+            self.charts.show_for(self.project, options, nothing, after=painted_soon(self.table.viewport()))
 
     def show_results(self, frame: "pd.DataFrame") -> None:
         """Show the results read (tabs show their note too)."""

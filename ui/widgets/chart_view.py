@@ -17,7 +17,6 @@ screen drawn by the same ``draw``, at the chart's publication size.
 from __future__ import annotations
 
 import html
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -29,9 +28,12 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ui.main_thread_gc import freeze_libraries_once
+from ui.widgets.painted import painted_soon
 from workbench.errors import UserError
 
 if TYPE_CHECKING:
+    import threading
+
     from matplotlib.figure import Figure
 
     from ui.background import Operation
@@ -160,16 +162,6 @@ def discard_figure(figure: "Figure", state: Any = None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- on screen
-def painted_soon() -> threading.Event:
-    """Set once the window has painted what was just changed (a timer of no delay fires after the window's
-    pending painting). Work that a change starts on a worker waits for it: made on a worker while the window
-    painted a table of 57,000 rows, charts slowed that painting to 100-200 ms (both need the interpreter's lock);
-    waiting, the operation counts as running."""
-    painted = threading.Event()
-    QTimer.singleShot(0, painted.set)
-    return painted
-
-
 @dataclass
 class Mark:
     """One mark as the view shows it: where (pixels of ``ChartView.canvas``), its hover text and click target."""
@@ -354,7 +346,7 @@ class ChartView(QWidget):
         self.caption.setVisible(bool(prepared.caption))
         self.layout().activate()
         width, height, ratio = self._size()
-        spec, project, painted = self.spec, self.project, painted_soon()  # the caption's room painted first
+        spec, project, painted = self.spec, self.project, painted_soon(self.canvas)  # the new layout first
 
         def work(state):
             painted.wait(AFTER_WAIT_S)

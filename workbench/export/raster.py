@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import pickle
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
@@ -38,6 +39,7 @@ SCREEN_DPI = 96.0  # a figure's points on screen: 10 pt text is 13 pixels high
 SMALLEST_DPI = 64.0  # in a small view the figure keeps its publication layout down to this
 DRAWERS = 2  # drawing processes at most: a tab shows two charts side by side
 DRAWING_TIMEOUT_S = 120.0  # a drawing process silent this long is given up on (the figure is drawn here)
+PARENT_CHECK_S = 2.0  # how often a drawing process looks whether the program that started it still runs
 
 
 @dataclass
@@ -134,8 +136,17 @@ def _drawn_apart(pickled: bytes, spots: list[Place], width: int, height: int, ra
     return raster
 
 
+def _end_with_parent(parent: int) -> None:
+    """In a drawing process: end when the program that started it has ended, however it ended (killed, crashed),
+    so that no drawing process outlives the window."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
+
+
 def _load_renderer() -> None:
     """A drawing process's start: matplotlib's renderer loaded before the first figure arrives."""
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
     import matplotlib
 
     matplotlib.use("Agg")
