@@ -78,8 +78,9 @@ class Drawn:
 def render(spec: "ChartSpec", frame: pd.DataFrame, options: dict[str, Any], width: int, height: int,
            ratio: float = 1.0) -> tuple[QImage, list[ScreenMarks], "Figure", str]:
     """The chart drawn by its ``draw`` at ``width`` x ``height`` logical pixels (times ``ratio`` device pixels):
-    the image, the marks in its pixels, the figure and where its pixels were drawn ('apart', 'here'). The figure and its marks are made here, its pixels in a
-    drawing process (``workbench.export.raster``). A ``UserError`` says there is nothing to draw."""
+    the image, the marks in its pixels, the figure and where its pixels were drawn ('apart', 'here'). The figure
+    and its marks are made here, its pixels in a drawing process (``workbench.export.raster``). A ``UserError``
+    says there is nothing to draw."""
     from workbench.export.raster import rasterize_apart
     from workbench.export.registry import draw_figure
 
@@ -127,14 +128,6 @@ def render_prepared(spec: "ChartSpec", prepared: Drawn, width: int, height: int,
     if state is not None and state.cancelled:
         _discard(drawn)
     return drawn
-
-
-def draw_chart(project: Any, spec: "ChartSpec", options: dict[str, Any], data: dict[str, Any],
-               frame: pd.DataFrame | None, width: int, height: int, ratio: float, nothing: str | None = None,
-               state: Any = None) -> Drawn:
-    """On a worker: ``prepare_chart`` and ``render_prepared`` at once (the size known beforehand)."""
-    return render_prepared(spec, prepare_chart(project, spec, options, data, frame, nothing), width, height, ratio,
-                           state)
 
 
 def redraw(spec: "ChartSpec", shown: Drawn, width: int, height: int, ratio: float, state: Any = None) -> Drawn:
