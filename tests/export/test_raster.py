@@ -65,14 +65,14 @@ def test_a_figure_that_does_not_pickle_is_drawn_here():
 
 
 def test_a_drawing_process_that_died_is_replaced():
-    pids = raster.start_drawers()
+    pids = raster.start_drawers(2)
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
     first = raster.rasterize_apart(*chart(), 400, 300)  # the pool finds its process gone: drawn here
     assert first.where == "here"
     second = raster.rasterize_apart(*chart(), 400, 300)  # a new drawing process
     assert second.where == "apart"
-    assert set(raster.start_drawers()).isdisjoint(pids)
+    assert set(raster.start_drawers(2)).isdisjoint(pids)
     same(first, second)
 
 
@@ -91,7 +91,7 @@ def test_drawing_processes_end_with_the_program_that_started_them(tmp_path):
     script.write_text("import os, sys\n"
                       "from workbench.export import raster\n"
                       "if __name__ == '__main__':\n"
-                      "    print(*raster.start_drawers(), flush=True)\n"
+                      "    print(*raster.start_drawers(2), flush=True)\n"
                       "    os.kill(os.getpid(), 9)\n", encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)

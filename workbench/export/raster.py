@@ -182,11 +182,13 @@ def _forget(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def start_drawers() -> list[int]:
-    """Start the drawing processes and load the renderer in them, so that the first chart does not wait for
-    that (1-2 s); the processes' ids. Blocks until they are ready: call it on a worker."""
+def start_drawers(count: int = 1) -> list[int]:
+    """Start ``count`` drawing processes (more start when charts are drawn side by side) and load the renderer
+    in them, so that the first chart does not wait for that (1-2 s); the ids of the processes that answered.
+    Blocks until they are ready: call it on a worker. One at the app's start: each takes a core for a second
+    while it loads matplotlib, and a laptop of two cores is busy enough then."""
     pool = _drawers()
-    return sorted({future.result() for future in [pool.submit(_ready) for _ in range(pool._max_workers)]})
+    return sorted({future.result() for future in [pool.submit(_ready) for _ in range(count)]})
 
 
 def stop_drawers() -> None:
