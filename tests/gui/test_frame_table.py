@@ -31,8 +31,6 @@ def frame() -> pd.DataFrame:
 
 def written(data: pd.DataFrame, column: Column, row: int) -> str:
     """What the column writes for the row, from the frame turned into lists (the model's former reading)."""
-    if column.compose is not None:
-        return column.compose({name: data[name].tolist()[row] for name in data.columns} | {})
     return column.write(data[column.field].tolist()[row])
 
 

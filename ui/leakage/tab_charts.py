@@ -110,7 +110,7 @@ class TabCharts(QWidget):
         self.project, self.nothing, self.options, self.frame = project, nothing, dict(options), frame
         self.redraw(after=after)
 
-    def redraw(self, *_: Any, after: "threading.Event | None" = None) -> None:
+    def redraw(self, *, after: "threading.Event | None" = None) -> None:
         if self.project is None or self.options is None:
             self._say(self.nothing)
             return

@@ -17,15 +17,13 @@ import importlib
 LIBRARIES = ("matplotlib.figure", "matplotlib.backends.backend_agg", "scipy.stats", "statsmodels.api")
 
 
-def load_libraries(state=None, drawers: bool = True) -> list[str]:
-    """Import the analysis libraries and every part's chart declarations, and (``drawers``) start the drawing
-    processes; the names imported. ``state`` is the background operation's (unused: the import cannot be cut
-    short)."""
+def load_libraries(state=None) -> list[str]:
+    """Import the analysis libraries and every part's chart declarations, and start a drawing process; the names
+    imported. ``state`` is the background operation's (unused: the import cannot be cut short)."""
     from workbench.export import raster, registry
 
     for name in LIBRARIES:
         importlib.import_module(name)
     registry.charts()  # loads every part's chart module (and with it the probe's analysis modules)
-    if drawers:
-        raster.start_drawers()
+    raster.start_drawers()
     return list(LIBRARIES)
